@@ -1,0 +1,254 @@
+package io.numaloom;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Date;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The {@link Condition} of a {@link VnaLock}, with the semantics of the JDK's
+ * {@code AbstractQueuedSynchronizer.ConditionObject}: FIFO signalling, interruption before a
+ * signal throws {@link InterruptedException} after re-acquiring the lock, interruption after a
+ * signal re-asserts the interrupt status, spurious wake-ups are absorbed.
+ *
+ * <p><b>Protocol.</b> The wait queue is a singly linked list guarded by the lock: {@code await}
+ * appends while holding it, {@code signal} removes from the head while holding it. A waiter's
+ * state moves WAITING -> SIGNALLED (by {@code signal}) or WAITING -> CANCELLED (by its own
+ * timeout or interrupt); both are CASes, so exactly one wins and a signal is never spent on a
+ * waiter that already gave up: {@code signal} keeps removing until a CAS succeeds. A cancelled
+ * waiter may still be linked; it unlinks itself after it has re-acquired the lock. The waiter
+ * parks only while its state is WAITING, so an unpark that precedes the park is not lost.
+ */
+final class VnaCondition implements Condition {
+
+    private static final int WAITING = 0;
+    private static final int SIGNALLED = 1;
+    private static final int CANCELLED = 2;
+
+    /** How an await ends, for the interrupt rules of the Condition contract. */
+    private static final int NORMAL = 0;
+    private static final int THROW = 1;
+    private static final int REINTERRUPT = 2;
+
+    final VnaLock lock;
+    private Waiter first;  // guarded by lock
+    private Waiter last;   // guarded by lock
+
+    VnaCondition(VnaLock lock) {
+        this.lock = lock;
+    }
+
+    private static final class Waiter {
+        final Thread thread = Thread.currentThread();
+        Waiter next;
+        int state; // STATE
+
+        boolean signal() {
+            return STATE.compareAndSet(this, WAITING, SIGNALLED);
+        }
+
+        boolean cancel() {
+            return STATE.compareAndSet(this, WAITING, CANCELLED);
+        }
+
+        boolean waiting() {
+            return (int) STATE.getVolatile(this) == WAITING;
+        }
+
+        static final VarHandle STATE;
+
+        static {
+            try {
+                STATE = MethodHandles.lookup().findVarHandle(Waiter.class, "state", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+    }
+
+    @Override
+    public void await() throws InterruptedException {
+        awaitNanosInternal(false, 0L, true);
+    }
+
+    @Override
+    public void awaitUninterruptibly() {
+        Waiter w = enqueue("awaitUninterruptibly");
+        int saved = lock.releaseFully("awaitUninterruptibly on");
+        boolean interrupted = false;
+        while (w.waiting()) {
+            LockSupport.park(this);
+            interrupted |= Thread.interrupted();
+        }
+        lock.reacquire(saved);
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public long awaitNanos(long nanosTimeout) throws InterruptedException {
+        long deadline = System.nanoTime() + nanosTimeout;
+        awaitNanosInternal(true, nanosTimeout, true);
+        return deadline - System.nanoTime();
+    }
+
+    @Override
+    public boolean await(long time, TimeUnit unit) throws InterruptedException {
+        return !awaitNanosInternal(true, unit.toNanos(time), true);
+    }
+
+    @Override
+    public boolean awaitUntil(Date deadline) throws InterruptedException {
+        long deadlineMillis = deadline.getTime();
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        Waiter w = enqueue("awaitUntil");
+        int saved = lock.releaseFully("awaitUntil on");
+        int mode = NORMAL;
+        boolean timedOut = false;
+        while (w.waiting()) {
+            if (System.currentTimeMillis() >= deadlineMillis) {
+                if (w.cancel()) {
+                    timedOut = true;
+                    break;
+                }
+                continue;
+            }
+            LockSupport.parkUntil(this, deadlineMillis);
+            mode = checkInterrupt(w, mode);
+        }
+        return finish(w, saved, mode, timedOut);
+    }
+
+    /** Returns true when the wait timed out. */
+    private boolean awaitNanosInternal(boolean timed, long nanos, boolean interruptible) throws InterruptedException {
+        if (interruptible && Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        long deadline = System.nanoTime() + nanos;
+        Waiter w = enqueue("await");
+        int saved = lock.releaseFully("await on");
+        int mode = NORMAL;
+        boolean timedOut = false;
+        while (w.waiting()) {
+            if (timed) {
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0L) {
+                    if (w.cancel()) {
+                        timedOut = true;
+                        break;
+                    }
+                    continue; // signalled at the last moment: state is no longer WAITING
+                }
+                LockSupport.parkNanos(this, remaining);
+            } else {
+                LockSupport.park(this);
+            }
+            mode = checkInterrupt(w, mode);
+        }
+        return finish(w, saved, mode, timedOut);
+    }
+
+    /** Interrupted before a signal: cancel and throw later; after one: re-assert later. */
+    private static int checkInterrupt(Waiter w, int mode) {
+        if (mode != NORMAL || !Thread.interrupted()) {
+            return mode;
+        }
+        return w.cancel() ? THROW : REINTERRUPT;
+    }
+
+    private boolean finish(Waiter w, int saved, int mode, boolean timedOut) throws InterruptedException {
+        lock.reacquire(saved);
+        if ((int) Waiter.STATE.getVolatile(w) == CANCELLED) {
+            unlink(w);
+        }
+        if (mode == THROW) {
+            throw new InterruptedException();
+        }
+        if (mode == REINTERRUPT) {
+            Thread.currentThread().interrupt();
+        }
+        return timedOut;
+    }
+
+    @Override
+    public void signal() {
+        lock.checkOwner("signal");
+        for (Waiter w; (w = first) != null; ) {
+            dequeueFirst(w);
+            if (w.signal()) {
+                LockSupport.unpark(w.thread);
+                return;
+            }
+        }
+    }
+
+    @Override
+    public void signalAll() {
+        lock.checkOwner("signalAll");
+        for (Waiter w; (w = first) != null; ) {
+            dequeueFirst(w);
+            if (w.signal()) {
+                LockSupport.unpark(w.thread);
+            }
+        }
+    }
+
+    boolean hasWaiters() {
+        return waitQueueLength() > 0;
+    }
+
+    int waitQueueLength() {
+        lock.checkOwner("inspect the wait queue of");
+        int n = 0;
+        for (Waiter w = first; w != null; w = w.next) {
+            if (w.waiting()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private Waiter enqueue(String action) {
+        lock.checkOwner(action + " on");
+        Waiter w = new Waiter();
+        if (last == null) {
+            first = w;
+        } else {
+            last.next = w;
+        }
+        last = w;
+        return w;
+    }
+
+    private void dequeueFirst(Waiter w) {
+        first = w.next;
+        if (first == null) {
+            last = null;
+        }
+        w.next = null;
+    }
+
+    /** Removes a cancelled waiter if signal has not already done so; called holding the lock. */
+    private void unlink(Waiter target) {
+        Waiter prev = null;
+        for (Waiter w = first; w != null; prev = w, w = w.next) {
+            if (w == target) {
+                if (prev == null) {
+                    first = w.next;
+                } else {
+                    prev.next = w.next;
+                }
+                if (last == w) {
+                    last = prev;
+                }
+                w.next = null;
+                return;
+            }
+        }
+    }
+}
