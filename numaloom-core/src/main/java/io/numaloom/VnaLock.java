@@ -440,6 +440,7 @@ public class VnaLock implements Lock {
         long heirPark = HEIR_PARK_MIN_NANOS;
         for (;;) {
             if ((int) QNode.STATUS.getVolatile(q) == QNode.HANDED) {
+                awaitHandedOwnership(me);
                 becomeOwner(w, q);
                 return interrupted ? INTERRUPTED_BUT_CONTINUE : PROCEED;
             }
@@ -489,6 +490,23 @@ public class VnaLock implements Lock {
             }
         }
         return false;
+    }
+
+    /**
+     * A handoff is two steps by the releaser: the CAS that makes the node HANDED (arbitrating
+     * against the heir's cancellation), then the store of the new owner. The heir can see the
+     * first before the second; it waits for the second, which follows within a few
+     * instructions and no blocking call. (Storing the owner first would be wrong: a heir that
+     * cancelled in the meantime and retried at once would see itself as owner and re-enter.)
+     */
+    private void awaitHandedOwnership(Thread me) {
+        for (int spins = 0; (Thread) OWNER.getVolatile(this) != me; spins++) {
+            if (spins < SPINS) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
     }
 
     /** Bookkeeping of a queued thread that now owns the flag (by its own CAS or by handoff). */
