@@ -5,7 +5,6 @@ import io.numaloom.topology.Topology;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Date;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -392,11 +391,11 @@ public class VnaLock implements Lock {
                 }
                 interrupted = outcome == INTERRUPTED_BUT_CONTINUE;
             }
-            int outcome = competeAsCandidate(me, w, q, interruptible, timed, deadline);
+            int outcome = competeAsCandidate(me, w, q, interruptible, timed, deadline, interrupted);
             if (outcome == GAVE_UP) {
                 return false;
             }
-            interrupted |= outcome == INTERRUPTED_BUT_CONTINUE;
+            interrupted = outcome == INTERRUPTED_BUT_CONTINUE;
             return true;
         } finally {
             if (interrupted) {
@@ -435,8 +434,7 @@ public class VnaLock implements Lock {
      * briefly, announce the park, re-check and park with a timeout.
      */
     private int competeAsCandidate(Thread me, Waiters w, QNode q, boolean interruptible, boolean timed,
-                                   long deadline) throws InterruptedException {
-        boolean interrupted = false;
+                                   long deadline, boolean interrupted) throws InterruptedException {
         long heirPark = HEIR_PARK_MIN_NANOS;
         for (;;) {
             if ((int) QNode.STATUS.getVolatile(q) == QNode.HANDED) {
