@@ -70,9 +70,13 @@ import java.util.function.IntSupplier;
  * <ol>
  * <li>the heir spins before it parks (when more than one carrier exists), so a release that was
  *     merely late is seen during the spin; and
- * <li>the heir, and only the heir, always parks with a timeout, starting at
- *     {@link #HEIR_PARK_MIN_NANOS} and doubling up to {@link #HEIR_PARK_MAX_NANOS}. A missed
- *     wake-up therefore costs at most one timeout, never liveness. Under the Java memory model
+ * <li>the heir, and only the heir, parks with a timeout when the owner acquired by barging,
+ *     starting at {@link #HEIR_PARK_MIN_NANOS} and doubling up to {@link #HEIR_PARK_MAX_NANOS}.
+ *     A missed wake-up therefore costs at most one timeout, never liveness. When the owner came
+ *     through a queue ({@code ownerQueue >= 0}, read after announcing the park) the heir parks
+ *     without a timeout: such an owner resets {@code ownerQueue} with a volatile store before its
+ *     fenced release and then reads {@code parked}, so by sequential consistency it sees the
+ *     announcement. (Untimed parks also spare a virtual thread the timer a timed park needs.) Under the Java memory model
  *     the release store becomes visible eventually and a timed-out heir re-reads {@code owner}
  *     with volatile semantics; the JIT may move the hint read before the release store (a
  *     release store orders only earlier accesses), which widens the window by a few
@@ -464,9 +468,14 @@ public class VnaLock implements Lock {
                 leaveAsCandidate(me, w, q);
                 return giveUp(interruptible, interrupted);
             }
-            if (heir) {
+            if (heir && w.ownerQueue() < 0) {
+                // The owner may have read a stale "quiet" hint: park with the recovery timeout.
                 park(Math.min(nanos, heirPark));
                 heirPark = Math.min(heirPark << 1, HEIR_PARK_MAX_NANOS);
+                QNode.PARKED.setOpaque(q, false);
+            } else if (heir) {
+                // A queued owner always releases through the fenced path and will see PARKED.
+                park(nanos);
                 QNode.PARKED.setOpaque(q, false);
             } else {
                 park(nanos);
