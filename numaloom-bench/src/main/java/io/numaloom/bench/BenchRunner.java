@@ -1,0 +1,230 @@
+package io.numaloom.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.numaloom.bench.report.MachineInfo;
+import io.numaloom.bench.report.Report;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * Runs a configuration into a results directory, point by point.
+ *
+ * <p>The points are every (bench, thread count, lock) of the benches that are not skipped, thread counts
+ * outer and locks inner, so that the locks of one thread count are measured side by side in time. Before
+ * the first point the directory gets {@code config.json} (the effective configuration, which
+ * {@code --resume} reads back) and {@code machine.json}; after every point {@link ResultStore} makes the
+ * row durable; after the last point of a bench its plots and the report are redrawn, so a long run can be
+ * looked at while it goes on.
+ *
+ * <p>A failed point (an exception in the measured JVM, a failed check, a timeout) becomes a row with status
+ * {@code failed} and its reason, and the run goes on. With {@code resume}, points that already have an
+ * {@code ok} row with the same bench fingerprint are skipped; failed ones are measured again.
+ */
+public final class BenchRunner {
+    public static final String CONFIG_FILE = "config.json";
+    public static final String RUN_FILE = "run.json";
+    /** Held (an OS file lock) while a run writes the directory, so that two runs never mix their rows. */
+    static final String LOCK_FILE = ".lock";
+
+    /** What a run tells its user while it goes. */
+    public interface Listener {
+        /** Before the first point. */
+        void runStarted(Path out, int points, int alreadyDone);
+
+        /** Before a point; {@code eta} is null until one point has been timed. */
+        void pointStarted(Point point, int ordinal, int points, Duration elapsed, Duration eta);
+
+        /** After a point, measured or failed. */
+        void pointFinished(PointResult result, int ordinal, int points);
+
+        /** Anything else worth saying (waiting for a lock, a redrawn report). */
+        void notice(String text);
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private final BenchConfig config;
+    private final Path out;
+    private final boolean resume;
+    private final PointExecutor executor;
+    private final Listener listener;
+
+    public BenchRunner(BenchConfig config, Path out, boolean resume, PointExecutor executor, Listener listener) {
+        this.config = config;
+        this.out = out;
+        this.resume = resume;
+        this.executor = executor;
+        this.listener = listener;
+    }
+
+    /** Every point of the configuration, in run order. */
+    public static List<Point> points(BenchConfig config) {
+        List<Point> points = new ArrayList<>();
+        for (BenchDefinition bench : config.activeBenches()) {
+            for (int threads : bench.threads()) {
+                for (String lock : bench.locks()) {
+                    points.add(new Point(bench, lock, threads));
+                }
+            }
+        }
+        return points;
+    }
+
+    /**
+     * Runs every point not already done and writes the report.
+     *
+     * @return the rows of this configuration's points, in run order
+     * @throws IllegalStateException if the directory has results and {@code resume} is off, or another run
+     *         is writing it
+     */
+    public List<PointResult> run() throws IOException, InterruptedException {
+        Files.createDirectories(out);
+        try (FileChannel channel = FileChannel.open(out.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+             FileLock lock = tryLock(channel)) {
+            if (lock == null) {
+                throw new IllegalStateException("another ./numaloom bench is writing " + out
+                        + "; wait for it to finish, or choose another --out");
+            }
+            return runLocked();
+        }
+    }
+
+    private static FileLock tryLock(FileChannel channel) throws IOException {
+        try {
+            return channel.tryLock();
+        } catch (OverlappingFileLockException e) {
+            return null;
+        }
+    }
+
+    private List<PointResult> runLocked() throws IOException, InterruptedException {
+        if (!resume && !ResultStore.load(out).isEmpty()) {
+            throw new IllegalStateException(out + " already holds results; add --resume to continue that run, "
+                    + "or choose another --out");
+        }
+        Files.writeString(out.resolve(CONFIG_FILE), config.effective().toPrettyString() + "\n");
+        MachineInfo.collect().writeTo(out);
+        ResultStore store = ResultStore.open(out);
+        List<Point> points = points(config);
+        List<Point> todo = new ArrayList<>();
+        for (Point p : points) {
+            boolean done = store.find(p.key())
+                    .filter(r -> r.ok() && r.fingerprint().equals(p.bench().fingerprint()))
+                    .isPresent();
+            if (!done) {
+                todo.add(p);
+            }
+        }
+        Instant started = Instant.now();
+        writeRunFile(started, null, points.size());
+        listener.runStarted(out, points.size(), points.size() - todo.size());
+
+        Map<String, Long> remainingPerBench = new LinkedHashMap<>();
+        todo.forEach(p -> remainingPerBench.merge(p.bench().id(), 1L, Long::sum));
+        long startNanos = System.nanoTime();
+        double measuredSeconds = 0;
+        int ordinal = points.size() - todo.size();
+        for (Point point : todo) {
+            ordinal++;
+            int finished = ordinal - 1 - (points.size() - todo.size());
+            Duration elapsed = Duration.ofNanos(System.nanoTime() - startNanos);
+            Duration eta = finished == 0 ? null
+                    : Duration.ofMillis((long) (measuredSeconds / finished * (todo.size() - finished) * 1000));
+            listener.pointStarted(point, ordinal, points.size(), elapsed, eta);
+            PointResult row = measure(point);
+            measuredSeconds += row.seconds();
+            store.add(row);
+            listener.pointFinished(row, ordinal, points.size());
+            boolean benchDone = remainingPerBench.merge(point.bench().id(), -1L, Long::sum) == 0;
+            if (benchDone && point != todo.getLast()) {
+                renderReport();
+            }
+        }
+        writeRunFile(started, Instant.now(), points.size());
+        deleteIfEmpty(out.resolve("work"));
+        renderReport();
+        List<PointResult> rows = new ArrayList<>();
+        for (Point p : points) {
+            store.find(p.key()).ifPresent(rows::add);
+        }
+        return rows;
+    }
+
+    private PointResult measure(Point point) throws IOException, InterruptedException {
+        Path work = out.resolve("work").resolve(point.fileStem());
+        Path log = out.resolve("logs").resolve(point.fileStem() + ".log");
+        deleteRecursively(work);
+        Files.createDirectories(work);
+        Files.createDirectories(log.getParent());
+        Instant started = Instant.now();
+        long t0 = System.nanoTime();
+        PointResult row;
+        try {
+            PointExecutor.Measurement m = executor.measure(point, work, log);
+            row = PointResult.measured(point, m.roundTimesMs(), m.forkReports(), started, seconds(t0));
+        } catch (PointExecutor.PointFailedException e) {
+            List<ForkReport> reports = ForkReport.readAll(work);
+            String reason = reports.stream().map(ForkReport::error).filter(s -> s != null).findFirst().orElse(e.getMessage());
+            row = PointResult.failed(point, reason, started, seconds(t0));
+        }
+        deleteRecursively(work);
+        return row;
+    }
+
+    private void renderReport() {
+        try {
+            Report.write(out);
+        } catch (IOException | RuntimeException e) {
+            listener.notice("could not draw the report: " + e);
+        }
+    }
+
+    private void writeRunFile(Instant started, Instant finished, int points) throws IOException {
+        Map<String, Object> run = new LinkedHashMap<>();
+        run.put("config", config.source());
+        run.put("started", started.toString());
+        run.put("finished", finished == null ? null : finished.toString());
+        run.put("points", points);
+        JSON.writeValue(out.resolve(RUN_FILE).toFile(), run);
+    }
+
+    private static double seconds(long t0) {
+        return (System.nanoTime() - t0) / 1e9;
+    }
+
+    private static void deleteIfEmpty(Path dir) throws IOException {
+        if (Files.isDirectory(dir)) {
+            try (Stream<Path> entries = Files.list(dir)) {
+                if (entries.findAny().isEmpty()) {
+                    Files.delete(dir);
+                }
+            }
+        }
+    }
+
+    static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package io.numaloom.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.HdrHistogram.Histogram;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.zip.DataFormatException;
+
+/**
+ * What a measured JVM (one JMH fork) found besides the times JMH reports, written as a JSON side file
+ * ({@code fork-<pid>.json} in the point's work directory) and read back by the parent. JMH's own results
+ * carry only the timed score; the per-thread counts, latency histogram and handoff counts travel here.
+ * Only measurement rounds count; warm-up rounds are checked but not reported.
+ *
+ * @param pid                 the measured JVM's process id
+ * @param operationsPerRound  operations of one round (the throughput's numerator)
+ * @param jain                Jain's fairness index of every measured round
+ * @param minMax              min/max count ratio of every measured round
+ * @param latency             the acquire-latency histogram of all measured rounds, compressed and Base64
+ *                            encoded (HdrHistogram's format), or null if none was recorded
+ * @param handoffs            handoffs in all measured rounds
+ * @param localHandoffs       of which stayed on one node
+ * @param placement           how the threads were placed ({@link ThreadPlacement#description()})
+ * @param cpuSource           where the node of a thread came from ({@code CurrentCpu.source()})
+ * @param topology            the topology the JVM saw, one line
+ * @param error               the failure that ended the fork, or null
+ */
+public record ForkReport(long pid, long operationsPerRound, List<Double> jain, List<Double> minMax, String latency,
+                         long handoffs, long localHandoffs, String placement, String cpuSource, String topology,
+                         String error) {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Writes this report into {@code dir} atomically (a reader never sees half a file). */
+    public void writeTo(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Path tmp = dir.resolve("fork-" + pid + ".json.tmp");
+        JSON.writeValue(tmp.toFile(), this);
+        Files.move(tmp, dir.resolve("fork-" + pid + ".json"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** Every report in {@code dir}, in file-name order. */
+    public static List<ForkReport> readAll(Path dir) throws IOException {
+        List<ForkReport> reports = new ArrayList<>();
+        if (!Files.isDirectory(dir)) {
+            return reports;
+        }
+        try (var files = Files.list(dir)) {
+            for (Path p : files.filter(f -> f.getFileName().toString().matches("fork-\\d+\\.json")).sorted().toList()) {
+                reports.add(JSON.readValue(p.toFile(), ForkReport.class));
+            }
+        }
+        return reports;
+    }
+
+    /** Encodes a histogram for {@link #latency}. */
+    public static String encode(Histogram histogram) {
+        if (histogram == null) {
+            return null;
+        }
+        ByteBuffer buffer = ByteBuffer.allocate(histogram.getNeededByteBufferCapacity());
+        int length = histogram.encodeIntoCompressedByteBuffer(buffer);
+        return Base64.getEncoder().encodeToString(java.util.Arrays.copyOf(buffer.array(), length));
+    }
+
+    /** Decodes {@link #latency}; null for null. */
+    public static Histogram decode(String encoded) {
+        if (encoded == null) {
+            return null;
+        }
+        try {
+            return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder().decode(encoded)), 0);
+        } catch (DataFormatException e) {
+            throw new IllegalArgumentException("corrupt latency histogram", e);
+        }
+    }
+}

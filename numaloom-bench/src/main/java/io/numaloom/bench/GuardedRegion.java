@@ -1,0 +1,85 @@
+package io.numaloom.bench;
+
+import io.numaloom.topology.CurrentCpu;
+
+/** Padding before the fields, so that two regions allocated together never share a cache line. */
+abstract class GuardedRegionPadBefore {
+    long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+}
+
+/** The data a region's mutex protects, besides the workload's own. */
+abstract class GuardedRegionFields extends GuardedRegionPadBefore {
+    /** Node of the last holder, -1 before the first acquisition. Guarded by the region's mutex. */
+    int lastNode = -1;
+    /** Acquisitions seen inside the critical section. Guarded by the region's mutex. */
+    long acquisitions;
+    /** Handoffs (consecutive acquisitions) that stayed on one node. Guarded by the region's mutex. */
+    long localHandoffs;
+}
+
+/** Padding after the fields (class-hierarchy padding: the JVM does not reorder fields across classes). */
+abstract class GuardedRegionPadAfter extends GuardedRegionFields {
+    long q00, q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15;
+}
+
+/**
+ * One lock instance and the shared data it protects, with the NUMA bookkeeping every workload gets.
+ *
+ * <h2>NUMA cost model</h2>
+ * Inside the critical section {@link #acquired()} asks {@link CurrentCpu#node()} where the new holder runs
+ * (a virtual topology such as {@code -Dnumaloom.topology=nodes=2} applies) and compares it with the previous
+ * holder's node. A <em>handoff</em> is any two consecutive acquisitions; it is <em>local</em> when both ran
+ * on one node. A remote handoff costs {@code remotePenaltyNs} of spinning before the workload's section runs,
+ * modelling the transfer of the protected data's cache lines from another node. So a lock that keeps the
+ * lock on one node (VNA) gains on a one-node machine what it would gain on a NUMA server, and the fraction of
+ * local handoffs is recorded whether or not the penalty is on.
+ *
+ * <h2>Mutual-exclusion check</h2>
+ * {@link #acquisitions} is a plain counter incremented under the mutex; the workers count their own
+ * acquisitions too. If the mutex ever lets two holders in, increments get lost and the totals disagree,
+ * which {@link Execution} reports as a failed point.
+ *
+ * <p>Thread-safety: the fields are guarded by {@link #mutex}; the getters are read after all workers were
+ * joined.
+ */
+public final class GuardedRegion extends GuardedRegionPadAfter {
+    final Mutex mutex;
+    private final long remotePenaltyNs;
+
+    public GuardedRegion(Mutex mutex, long remotePenaltyNs) {
+        this.mutex = mutex;
+        this.remotePenaltyNs = remotePenaltyNs;
+    }
+
+    /** Bookkeeping of one acquisition; called by the holder inside the critical section. */
+    void acquired() {
+        int node = CurrentCpu.node();
+        if (acquisitions++ > 0) {
+            if (node == lastNode) {
+                localHandoffs++;
+            } else {
+                Spin.nanos(remotePenaltyNs);
+            }
+        }
+        lastNode = node;
+    }
+
+    public Mutex mutex() {
+        return mutex;
+    }
+
+    /** Acquisitions counted inside the critical section. */
+    public long acquisitions() {
+        return acquisitions;
+    }
+
+    /** Consecutive acquisitions: one less than the acquisitions, never negative. */
+    public long handoffs() {
+        return Math.max(0, acquisitions - 1);
+    }
+
+    /** Handoffs whose two holders ran on one node. */
+    public long localHandoffs() {
+        return localHandoffs;
+    }
+}

@@ -1,0 +1,120 @@
+package io.numaloom.bench;
+
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.results.BenchmarkResult;
+import org.openjdk.jmh.results.IterationResult;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.runner.options.VerboseMode;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Measures a point with JMH, driven through its API: {@link PointBenchmark} with the point as its parameter,
+ * the bench's forks, warm-up and measured rounds, and the measured JVMs' arguments
+ * ({@link BenchDefinition#measuredJvmArgs()}). JMH's human-readable output goes to the point's log file.
+ *
+ * <p>JMH refuses to run while another JMH run on the machine holds its lock file
+ * ({@code java.io.tmpdir/jmh.lock}), which keeps measurements from overlapping; this executor then waits,
+ * up to {@link #LOCK_WAIT_SECONDS}, and says so. ({@code -Djmh.ignoreLock=true} on the bench JVM, e.g.
+ * through {@code NUMALOOM_JAVA_OPTS}, skips the lock.)
+ */
+public final class JmhPointExecutor implements PointExecutor {
+    /** The longest to wait for another JMH run to release its lock, per point. */
+    static final int LOCK_WAIT_SECONDS = 600;
+
+    private final Consumer<String> notices;
+
+    /** @param notices where to say that the run waits for another JMH run */
+    public JmhPointExecutor(Consumer<String> notices) {
+        this.notices = notices;
+    }
+
+    @Override
+    public Measurement measure(Point point, Path workDir, Path logFile) throws PointFailedException, InterruptedException {
+        BenchDefinition b = point.bench();
+        Options options = new OptionsBuilder()
+                .include("^" + PointBenchmark.class.getName().replace(".", "\\.") + "\\.round$")
+                .param("point", point.spec(workDir.toAbsolutePath().toString()).encode())
+                .mode(Mode.SingleShotTime)
+                .timeUnit(TimeUnit.MILLISECONDS)
+                .warmupIterations(b.warmupIterations())
+                .warmupBatchSize(1)
+                .measurementIterations(b.measurementIterations())
+                .measurementBatchSize(1)
+                .forks(b.forks())
+                .threads(1)
+                .jvmArgs(b.measuredJvmArgs().toArray(String[]::new))
+                .timeout(TimeValue.seconds(b.timeoutSeconds() + 60L))
+                .shouldFailOnError(true)
+                .shouldDoGC(false)
+                .verbosity(VerboseMode.NORMAL)
+                .output(logFile.toAbsolutePath().toString())
+                .build();
+        Collection<RunResult> results = runWaitingForLock(options, logFile);
+        List<Double> times = new ArrayList<>();
+        for (RunResult run : results) {
+            for (BenchmarkResult fork : run.getBenchmarkResults()) {
+                for (IterationResult iteration : fork.getIterationResults()) {
+                    times.add(iteration.getPrimaryResult().getScore());
+                }
+            }
+        }
+        try {
+            return new Measurement(times, ForkReport.readAll(workDir));
+        } catch (IOException e) {
+            throw new PointFailedException("cannot read the forks' reports in " + workDir + ": " + e, e);
+        }
+    }
+
+    private Collection<RunResult> runWaitingForLock(Options options, Path logFile)
+            throws PointFailedException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LOCK_WAIT_SECONDS);
+        boolean told = false;
+        while (true) {
+            try {
+                return new Runner(options).run();
+            } catch (RunnerException e) {
+                boolean locked = String.valueOf(e.getMessage()).contains("JMH lock");
+                if (!locked || System.nanoTime() > deadline) {
+                    throw new PointFailedException(failureText(e, logFile), e);
+                }
+                if (!told) {
+                    notices.accept("waiting for another JMH run on this machine to finish (" + e.getMessage().lines().findFirst().orElse("") + ")");
+                    told = true;
+                }
+                Thread.sleep(2000);
+            }
+        }
+    }
+
+    /** The failure's message, or the exception lines of JMH's log when that says more. */
+    private static String failureText(RunnerException e, Path logFile) {
+        String message = e.getMessage() == null ? e.toString() : e.getMessage().strip();
+        try {
+            if (Files.exists(logFile)) {
+                List<String> lines = Files.readAllLines(logFile);
+                for (String line : lines) {
+                    String l = line.strip();
+                    if (l.matches("^[a-zA-Z_$][\\w.$]*(Exception|Error)(:.*)?$")) {
+                        return l;
+                    }
+                }
+            }
+        } catch (IOException ignored) {
+            // The exception's message is what there is.
+        }
+        return message;
+    }
+}

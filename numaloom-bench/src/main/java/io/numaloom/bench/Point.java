@@ -1,0 +1,32 @@
+package io.numaloom.bench;
+
+/**
+ * One measurement of a run: a bench, a lock and a thread count.
+ *
+ * @param bench   the bench
+ * @param lock    the lock name
+ * @param threads the number of worker threads
+ */
+public record Point(BenchDefinition bench, String lock, int threads) {
+
+    /** The point's identity within a run: {@code benchId/lock/threads}. */
+    public String key() {
+        return key(bench.id(), lock, threads);
+    }
+
+    public static String key(String benchId, String lock, int threads) {
+        return benchId + "/" + lock + "/" + threads;
+    }
+
+    /** A file-name stem for the point's log and work directory. */
+    public String fileStem() {
+        return bench.id() + "_" + lock + "_" + threads;
+    }
+
+    /** The spec sent to the measured JVMs. */
+    public PointSpec spec(String sidecarDir) {
+        return new PointSpec(bench.id(), bench.kind().jsonName(), bench.settings().values(), lock, threads,
+                bench.threadType(), bench.carriers(), bench.pinCarriers(), bench.remotePenaltyNs(),
+                bench.recordLatency(), bench.timeoutSeconds(), sidecarDir);
+    }
+}

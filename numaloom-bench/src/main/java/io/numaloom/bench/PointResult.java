@@ -1,0 +1,199 @@
+package io.numaloom.bench;
+
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import org.HdrHistogram.Histogram;
+
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One row of {@code results.csv} and {@code results.json}: what one point measured. Unknown values (a
+ * confidence interval from a single round, latency that was not recorded, the handoffs of a workload without
+ * shared regions, anything of a failed point) are null, an empty CSV cell.
+ *
+ * @param bench                the bench id
+ * @param title                the bench title
+ * @param workload             the workload's configuration name
+ * @param lock                 the lock name
+ * @param threads              the number of worker threads
+ * @param threadType           {@code virtual} or {@code platform}
+ * @param carriers             carriers of the virtual-thread scheduler
+ * @param remotePenaltyNs      the NUMA cost model's penalty per remote handoff
+ * @param topology             the {@code numaloom.topology} of the measured JVMs, empty for detected
+ * @param forks                JMH forks
+ * @param rounds               measured rounds over all forks
+ * @param opsPerRound          operations per round
+ * @param opsPerMs             mean throughput, operations per millisecond
+ * @param opsPerMsCiLow        lower bound of its 95% confidence interval
+ * @param opsPerMsCiHigh       upper bound
+ * @param timeMs               mean time of a round, ms
+ * @param timeMsCiLow          lower bound of its 95% confidence interval
+ * @param timeMsCiHigh         upper bound
+ * @param jain                 Jain's fairness index of per-thread operation counts when the first thread
+ *                             finished, mean over the rounds
+ * @param minMaxRatio          smallest over largest of those counts, mean over the rounds
+ * @param latencyP50Ns         median acquire latency, ns
+ * @param latencyP99Ns         99th percentile, ns
+ * @param latencyP999Ns        99.9th percentile, ns
+ * @param latencyMaxNs         largest, ns
+ * @param handoffs             consecutive acquisitions counted
+ * @param localHandoffFraction the fraction of handoffs that stayed on one node
+ * @param status               {@code ok} or {@code failed}
+ * @param error                why it failed, else null
+ * @param placement            how the threads were placed
+ * @param cpuSource            where the measured JVM got the current CPU
+ * @param fingerprint          the bench's {@link BenchDefinition#fingerprint() fingerprint}
+ * @param startedAt            when the point started, ISO-8601
+ * @param seconds              wall time of the point, forks included
+ */
+@JsonPropertyOrder({"bench", "title", "workload", "lock", "threads", "threadType", "carriers", "remotePenaltyNs",
+        "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow", "opsPerMsCiHigh", "timeMs",
+        "timeMsCiLow", "timeMsCiHigh", "jain", "minMaxRatio", "latencyP50Ns", "latencyP99Ns", "latencyP999Ns",
+        "latencyMaxNs", "handoffs", "localHandoffFraction", "status", "error", "placement", "cpuSource",
+        "fingerprint", "startedAt", "seconds"})
+public record PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
+                          int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
+                          Double opsPerMs, Double opsPerMsCiLow, Double opsPerMsCiHigh,
+                          Double timeMs, Double timeMsCiLow, Double timeMsCiHigh,
+                          Double jain, Double minMaxRatio,
+                          Long latencyP50Ns, Long latencyP99Ns, Long latencyP999Ns, Long latencyMaxNs,
+                          Long handoffs, Double localHandoffFraction,
+                          String status, String error, String placement, String cpuSource,
+                          String fingerprint, String startedAt, double seconds) {
+
+    public static final String OK = "ok";
+    public static final String FAILED = "failed";
+
+    /** The CSV header, in {@link #csvCells()} order. */
+    public static final List<String> CSV_HEADER = List.of("bench", "title", "workload", "lock", "threads", "threadType",
+            "carriers", "remotePenaltyNs", "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow",
+            "opsPerMsCiHigh", "timeMs", "timeMsCiLow", "timeMsCiHigh", "jain", "minMaxRatio", "latencyP50Ns",
+            "latencyP99Ns", "latencyP999Ns", "latencyMaxNs", "handoffs", "localHandoffFraction", "status", "error",
+            "placement", "cpuSource", "fingerprint", "startedAt", "seconds");
+
+    /** The row's key within its run: {@code bench/lock/threads}. */
+    public String key() {
+        return Point.key(bench, lock, threads);
+    }
+
+    public boolean ok() {
+        return OK.equals(status);
+    }
+
+    /**
+     * The row of a measured point.
+     *
+     * @param roundTimesMs every measured round's time in ms, all forks
+     * @param forkReports  the side reports of the forks
+     */
+    public static PointResult measured(Point point, List<Double> roundTimesMs, List<ForkReport> forkReports,
+                                       Instant started, double seconds) {
+        BenchDefinition b = point.bench();
+        long ops = forkReports.stream().mapToLong(ForkReport::operationsPerRound).filter(o -> o > 0).findFirst().orElse(0);
+        double[] times = roundTimesMs.stream().mapToDouble(Double::doubleValue).toArray();
+        double[] throughputs = new double[times.length];
+        for (int i = 0; i < times.length; i++) {
+            throughputs[i] = ops / times[i];
+        }
+        Stats.Summary time = Stats.summarize(times);
+        Stats.Summary throughput = Stats.summarize(throughputs);
+        List<Double> jain = new ArrayList<>();
+        List<Double> minMax = new ArrayList<>();
+        Histogram latency = null;
+        long handoffs = 0;
+        long local = 0;
+        String error = null;
+        for (ForkReport r : forkReports) {
+            jain.addAll(r.jain());
+            minMax.addAll(r.minMax());
+            Histogram h = ForkReport.decode(r.latency());
+            if (h != null) {
+                if (latency == null) {
+                    latency = new Histogram(2);
+                }
+                latency.add(h);
+            }
+            handoffs += r.handoffs();
+            local += r.localHandoffs();
+            if (error == null && r.error() != null) {
+                error = r.error();
+            }
+        }
+        if (error == null && (ops == 0 || times.length == 0)) {
+            error = "no measurement came back (" + forkReports.size() + " fork reports, " + times.length + " rounds)";
+        }
+        boolean hasRegions = handoffs > 0;
+        boolean hasLatency = latency != null && latency.getTotalCount() > 0;
+        ForkReport first = forkReports.isEmpty() ? null : forkReports.getFirst();
+        return new PointResult(b.id(), b.title(), b.kind().jsonName(), point.lock(), point.threads(), b.threadType(),
+                b.carriers(), b.remotePenaltyNs(), b.topology(), b.forks(), times.length, ops,
+                finite(throughput.mean()), finite(throughput.ciLow()), finite(throughput.ciHigh()),
+                finite(time.mean()), finite(time.ciLow()), finite(time.ciHigh()),
+                finite(Stats.meanOfFinite(toArray(jain))), finite(Stats.meanOfFinite(toArray(minMax))),
+                hasLatency ? latency.getValueAtPercentile(50) : null,
+                hasLatency ? latency.getValueAtPercentile(99) : null,
+                hasLatency ? latency.getValueAtPercentile(99.9) : null,
+                hasLatency ? latency.getMaxValue() : null,
+                hasRegions ? handoffs : null, hasRegions ? (double) local / handoffs : null,
+                error == null ? OK : FAILED, error,
+                first == null ? null : first.placement(), first == null ? null : first.cpuSource(),
+                b.fingerprint(), started.toString(), round3(seconds));
+    }
+
+    /** The row of a point that failed before anything was measured. */
+    public static PointResult failed(Point point, String error, Instant started, double seconds) {
+        BenchDefinition b = point.bench();
+        return new PointResult(b.id(), b.title(), b.kind().jsonName(), point.lock(), point.threads(), b.threadType(),
+                b.carriers(), b.remotePenaltyNs(), b.topology(), b.forks(), 0, 0,
+                null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                FAILED, error, null, null, b.fingerprint(), started.toString(), round3(seconds));
+    }
+
+    /** The cells of this row's CSV line, in {@link #CSV_HEADER} order; null is an empty cell. */
+    public List<Object> csvCells() {
+        return java.util.Arrays.asList(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs,
+                topology, forks, rounds, opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow,
+                timeMsCiHigh, jain, minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs,
+                localHandoffFraction, status, error, placement, cpuSource, fingerprint, startedAt, seconds);
+    }
+
+    /** The row as one CSV line (RFC 4180 quoting), without the line break. */
+    public String csvLine() {
+        StringBuilder sb = new StringBuilder();
+        List<Object> cells = csvCells();
+        for (int i = 0; i < cells.size(); i++) {
+            if (i > 0) {
+                sb.append(',');
+            }
+            sb.append(csvCell(cells.get(i)));
+        }
+        return sb.toString();
+    }
+
+    static String csvCell(Object value) {
+        if (value == null) {
+            return "";
+        }
+        String text = value instanceof Double d
+                ? new BigDecimal(d).round(new MathContext(6)).stripTrailingZeros().toPlainString() : value.toString();
+        if (text.contains(",") || text.contains("\"") || text.contains("\n") || text.contains("\r")) {
+            return '"' + text.replace("\"", "\"\"") + '"';
+        }
+        return text;
+    }
+
+    private static Double finite(double v) {
+        return Double.isFinite(v) ? v : null;
+    }
+
+    private static double round3(double v) {
+        return Math.round(v * 1000) / 1000.0;
+    }
+
+    private static double[] toArray(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).toArray();
+    }
+}

@@ -1,0 +1,129 @@
+package io.numaloom.bench;
+
+import org.HdrHistogram.Histogram;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/** Padding before a worker's fields (class-hierarchy padding, see {@link GuardedRegion}). */
+abstract class WorkerPadBefore {
+    long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+}
+
+/** Fields written by the worker's own thread on every operation. */
+abstract class WorkerFields extends WorkerPadBefore {
+    /** Operations completed; written by the owner (opaque), read by the first thread to finish. */
+    long progress;
+    /** Acquisitions made through {@link Worker#locked}; owner only. */
+    long acquisitions;
+    /** {@link System#nanoTime()} just before the current acquisition; owner only. */
+    long acquireStart;
+    /** The region and section of the acquisition in flight; owner only. */
+    GuardedRegion region;
+    Runnable section;
+}
+
+/** Padding after a worker's fields. */
+abstract class WorkerPadAfter extends WorkerFields {
+    long q00, q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15;
+}
+
+/**
+ * One measured thread's view of a round: its index, its share of the work, and the measuring probe that
+ * every acquisition goes through.
+ *
+ * <p>{@link #locked(GuardedRegion, Runnable)} is the only way a workload enters a critical section (the
+ * {@code sync} workload, which measures the bare lock, calls the mutex directly). It takes the start time,
+ * passes this worker itself as the section to {@link Mutex#runExclusively(Runnable)} (no allocation per
+ * operation), and inside the section records the acquire latency, lets the region do its NUMA bookkeeping
+ * and runs the workload's section.
+ *
+ * <p>Thread-safety: owned by one thread; {@link #progressOpaque()} may be called from any thread.
+ */
+public final class Worker extends WorkerPadAfter implements Runnable {
+    private static final VarHandle PROGRESS;
+
+    static {
+        try {
+            PROGRESS = MethodHandles.lookup().findVarHandle(WorkerFields.class, "progress", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final int index;
+    private final int threads;
+    private final Histogram latency;
+
+    /**
+     * @param index   this worker's index in {@code [0, threads)}
+     * @param threads the number of workers of the round
+     * @param latency where acquire latencies go, in nanoseconds; null to record none
+     */
+    public Worker(int index, int threads, Histogram latency) {
+        this.index = index;
+        this.threads = threads;
+        this.latency = latency;
+    }
+
+    public int index() {
+        return index;
+    }
+
+    public int threads() {
+        return threads;
+    }
+
+    /** This worker's share of {@code total} items: they are split as evenly as possible. */
+    public long share(long total) {
+        return total / threads + (index < total % threads ? 1 : 0);
+    }
+
+    /** The first item of this worker's contiguous share of {@code total} items. */
+    public long shareStart(long total) {
+        return index * (total / threads) + Math.min(index, total % threads);
+    }
+
+    /** Runs {@code section} holding {@code region}'s mutex, measuring the acquisition. */
+    public void locked(GuardedRegion region, Runnable section) {
+        this.region = region;
+        this.section = section;
+        acquisitions++;
+        if (latency != null) {
+            acquireStart = System.nanoTime();
+        }
+        region.mutex.runExclusively(this);
+    }
+
+    /** Inside the critical section; not for workloads. */
+    @Override
+    public void run() {
+        if (latency != null) {
+            latency.recordValue(System.nanoTime() - acquireStart);
+        }
+        region.acquired();
+        section.run();
+    }
+
+    /** Counts one completed operation towards this worker's progress. */
+    public void completed() {
+        PROGRESS.setOpaque(this, progress + 1);
+    }
+
+    /** Counts {@code n} completed operations. */
+    public void completed(long n) {
+        PROGRESS.setOpaque(this, progress + n);
+    }
+
+    long progressOpaque() {
+        return (long) PROGRESS.getOpaque(this);
+    }
+
+    long acquisitions() {
+        return acquisitions;
+    }
+
+    Histogram latency() {
+        return latency;
+    }
+}

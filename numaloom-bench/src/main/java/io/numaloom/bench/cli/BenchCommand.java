@@ -1,0 +1,237 @@
+package io.numaloom.bench.cli;
+
+import io.numaloom.bench.BenchConfig;
+import io.numaloom.bench.BenchRunner;
+import io.numaloom.bench.ConfigException;
+import io.numaloom.bench.ConfigReader;
+import io.numaloom.bench.Field;
+import io.numaloom.bench.JmhPointExecutor;
+import io.numaloom.bench.Mutex;
+import io.numaloom.bench.Point;
+import io.numaloom.bench.PointExecutor;
+import io.numaloom.bench.PointResult;
+import io.numaloom.bench.report.Report;
+import io.numaloom.bench.workloads.WorkloadKind;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/** {@code ./numaloom bench}: validates a configuration, runs its points, writes the results and the report. */
+final class BenchCommand {
+    static final Path RESULTS_ROOT = Path.of("results");
+
+    private final PrintStream out;
+    private final PrintStream err;
+    private final PointExecutor executor;
+
+    BenchCommand(PrintStream out, PrintStream err) {
+        this(out, err, null);
+    }
+
+    /** With another executor (tests); null for JMH. */
+    BenchCommand(PrintStream out, PrintStream err, PointExecutor executor) {
+        this.out = out;
+        this.err = err;
+        this.executor = executor;
+    }
+
+    /** The parsed command line. */
+    record Args(Path config, boolean quick, Path out, boolean resume, boolean dryRun, boolean help) {
+        static Args parse(String[] args) {
+            Path config = null;
+            Path out = null;
+            boolean quick = false;
+            boolean resume = false;
+            boolean dryRun = false;
+            boolean help = false;
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--config", "-c" -> config = Path.of(value(args, ++i, "--config"));
+                    case "--out", "-o" -> out = Path.of(value(args, ++i, "--out"));
+                    case "--quick", "-q" -> quick = true;
+                    case "--resume" -> resume = true;
+                    case "--dry-run" -> dryRun = true;
+                    case "--help", "-h" -> help = true;
+                    default -> {
+                        if (args[i].startsWith("--config=")) {
+                            config = Path.of(args[i].substring("--config=".length()));
+                        } else if (args[i].startsWith("--out=")) {
+                            out = Path.of(args[i].substring("--out=".length()));
+                        } else {
+                            throw new Main.UsageException("unknown option '" + args[i] + "'");
+                        }
+                    }
+                }
+            }
+            return new Args(config, quick, out, resume, dryRun, help);
+        }
+
+        private static String value(String[] args, int i, String option) {
+            if (i >= args.length || args[i].startsWith("--")) {
+                throw new Main.UsageException(option + " needs a value");
+            }
+            return args[i];
+        }
+    }
+
+    int run(String[] argv) {
+        Args args = Args.parse(argv);
+        if (args.help()) {
+            out.print(help());
+            return Main.OK;
+        }
+        Path outDir;
+        BenchConfig config;
+        try {
+            outDir = outDir(args);
+            config = config(args, outDir);
+        } catch (ConfigException e) {
+            err.println("numaloom bench: invalid configuration, nothing was run.");
+            err.println(e.getMessage());
+            return Main.USAGE;
+        } catch (IOException e) {
+            err.println("numaloom bench: " + e.getMessage());
+            return Main.ERROR;
+        }
+        List<Point> points = BenchRunner.points(config);
+        if (args.dryRun()) {
+            out.println(config.source() + ": valid, " + points.size() + " points");
+            for (Point p : points) {
+                out.println("  " + p.key());
+            }
+            return Main.OK;
+        }
+        long t0 = System.nanoTime();
+        ConsoleProgress progress = new ConsoleProgress(err);
+        PointExecutor pointExecutor = executor != null ? executor : new JmhPointExecutor(progress::notice);
+        Thread reaper = new Thread(BenchCommand::stopMeasuredJvms, "numaloom-stop-forks");
+        Runtime.getRuntime().addShutdownHook(reaper);
+        List<PointResult> rows;
+        try {
+            rows = new BenchRunner(config, outDir, args.resume(), pointExecutor, progress).run();
+        } catch (IllegalStateException e) {
+            err.println("numaloom bench: " + e.getMessage());
+            return Main.USAGE;
+        } catch (IOException e) {
+            err.println("numaloom bench: " + e);
+            return Main.ERROR;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            err.println("numaloom bench: interrupted; resume with --resume --out " + outDir);
+            return Main.ERROR;
+        } finally {
+            progress.close();
+            try {
+                Runtime.getRuntime().removeShutdownHook(reaper);
+            } catch (IllegalStateException shuttingDown) {
+                // The hook runs anyway.
+            }
+        }
+        out.println();
+        out.print(Report.textTable(rows));
+        long failed = rows.stream().filter(r -> !r.ok()).count();
+        out.printf("%n%d points, %d failed, in %s. Report: %s%n", rows.size(), failed,
+                ConsoleProgress.format(Duration.ofNanos(System.nanoTime() - t0)), outDir.resolve(Report.INDEX));
+        return failed == 0 ? Main.OK : Main.POINTS_FAILED;
+    }
+
+    private BenchConfig config(Args args, Path outDir) throws ConfigException, IOException {
+        if (args.config() == null && args.resume() && Files.exists(outDir.resolve(BenchRunner.CONFIG_FILE))) {
+            if (args.quick()) {
+                err.println("numaloom bench: --quick ignored; resuming " + outDir + " with the configuration it started with");
+            }
+            return ConfigReader.read(outDir.resolve(BenchRunner.CONFIG_FILE));
+        }
+        BenchConfig config = args.config() == null ? BenchConfig.builtInDefault() : ConfigReader.read(args.config());
+        return args.quick() ? config.quick() : config;
+    }
+
+    private static Path outDir(Args args) throws IOException {
+        if (args.out() != null) {
+            return args.out();
+        }
+        if (args.resume()) {
+            return latestRun().orElseThrow(() -> new IOException(
+                    "--resume without --out continues the latest run under " + RESULTS_ROOT + "/, but there is none"));
+        }
+        return RESULTS_ROOT.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+    }
+
+    /** The latest run directory under results/ (names are timestamps, so the greatest name). */
+    static Optional<Path> latestRun() throws IOException {
+        if (!Files.isDirectory(RESULTS_ROOT)) {
+            return Optional.empty();
+        }
+        try (Stream<Path> dirs = Files.list(RESULTS_ROOT)) {
+            return dirs.filter(d -> Files.exists(d.resolve(BenchRunner.CONFIG_FILE)))
+                    .max(Comparator.comparing(d -> d.getFileName().toString()));
+        }
+    }
+
+    /** Ends the measured JVMs this process forked (JMH forks), so that Ctrl-C leaves nothing running. */
+    private static void stopMeasuredJvms() {
+        ProcessHandle.current().descendants().forEach(ProcessHandle::destroy);
+    }
+
+    static String help() {
+        StringBuilder sb = new StringBuilder("""
+                Usage: ./numaloom bench [--config FILE] [--quick] [--out DIR] [--resume] [--dry-run]
+
+                Runs every point (bench x thread count x lock) of a configuration, each in fresh JMH-forked
+                JVMs, and writes into DIR (default results/<timestamp>/):
+                  results.csv, results.json  one row per point, written as each point finishes
+                  <bench id>.png, .svg       throughput (or time) against threads, one line per lock, 95% CI bands
+                  index.html                 plots, tables, machine, JVM flags and the configuration
+                  config.json, machine.json  the effective configuration and the machine
+                  logs/                      JMH's output per point
+
+                Options:
+                  --config FILE  a JSON configuration (see configs/); default: the built-in one
+                                 (configs/default.json, about 3 minutes on 2 cores)
+                  --quick        one fork, 1 warm-up + 2 measured rounds, a tenth of the work: a first look
+                  --out DIR      the results directory
+                  --resume       continue a run that was cut short: points with a result in DIR are skipped
+                                 (without --out: the latest run under results/; without --config: the
+                                 configuration that run started with)
+                  --dry-run      validate the configuration and list its points; run nothing
+
+                Exit status: 0 all points measured; 2 bad usage or configuration; 3 some points failed
+                (the reason is in their row); 1 other errors.
+
+                Configuration (the format of the thesis's Appendix A, extended):
+                  { "description": "...",
+                    "defaults": { <payload fields for every bench> },
+                    "benches": [ { "name": <workload>, "id": <optional>, "payload": { <fields> } } ] }
+
+                Payload fields of every workload:
+                  locks (array of {"name": ...}, required): the locks to compare; known:
+                """);
+        sb.append("      ").append(String.join(", ", Mutex.names())).append('\n');
+        sb.append("  threads (array of integers >= 1): thread counts; default: powers of two up to 4 x CPUs, and the CPU count\n");
+        for (Field f : ConfigReader.COMMON_FIELDS) {
+            sb.append("  ").append(f.helpLine()).append('\n');
+        }
+        sb.append("\nWorkloads and their own fields:\n");
+        for (WorkloadKind kind : WorkloadKind.values()) {
+            sb.append("  ").append(kind.jsonName()).append(": ").append(kind.summary()).append('\n');
+            for (Field f : kind.fields()) {
+                sb.append("    ").append(f.helpLine()).append('\n');
+            }
+            for (Field f : ConfigReader.COMMON_FIELDS) {
+                if (!kind.accepts(f.name())) {
+                    sb.append("    (").append(f.name()).append(" does not apply)\n");
+                }
+            }
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,137 @@
+package io.numaloom.bench.cli;
+
+import io.numaloom.bench.BenchRunner;
+import io.numaloom.bench.Point;
+import io.numaloom.bench.PointResult;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The progress of a bench run on the terminal: a line per point with its result, and, on an interactive
+ * terminal, a status line rewritten every second with the point in flight, the time spent on it and the
+ * estimated time left (the mean time of the points measured so far times the points left).
+ *
+ * <p>Thread-safety: the runner's callbacks and the ticker synchronize on this object.
+ */
+final class ConsoleProgress implements BenchRunner.Listener, AutoCloseable {
+    private final PrintStream err;
+    private final boolean terminal;
+    private final ScheduledExecutorService ticker;
+    private String current;
+    private long currentStart;
+    private Duration eta;
+    private int statusWidth;
+
+    ConsoleProgress(PrintStream err) {
+        this.err = err;
+        this.terminal = err == System.err && System.console() != null && System.console().isTerminal();
+        this.ticker = terminal ? Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "numaloom-progress");
+            t.setDaemon(true);
+            return t;
+        }) : null;
+        if (ticker != null) {
+            ticker.scheduleAtFixedRate(this::tick, 1, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    @Override
+    public synchronized void runStarted(Path out, int points, int alreadyDone) {
+        err.println("numaloom bench: " + points + " points" + (alreadyDone > 0 ? ", " + alreadyDone + " already done" : "")
+                + "; results in " + out);
+    }
+
+    @Override
+    public synchronized void pointStarted(Point point, int ordinal, int points, Duration elapsed, Duration eta) {
+        this.current = String.format(Locale.ROOT, "[%" + width(points) + "d/%d] %s", ordinal, points, label(point));
+        this.currentStart = System.nanoTime();
+        this.eta = eta;
+        if (terminal) {
+            status();
+        } else {
+            err.println(current + " ... (elapsed " + format(elapsed) + ", left " + (eta == null ? "?" : "~" + format(eta)) + ")");
+        }
+    }
+
+    @Override
+    public synchronized void pointFinished(PointResult r, int ordinal, int points) {
+        clearStatus();
+        String head = String.format(Locale.ROOT, "[%" + width(points) + "d/%d] %s", ordinal, points,
+                r.bench() + " " + r.lock() + " x" + r.threads());
+        if (r.ok()) {
+            err.printf(Locale.ROOT, "%s: %s ops/ms%s, Jain %.3f%s%s (%.1f s)%n", head, num(r.opsPerMs()),
+                    r.opsPerMsCiHigh() == null ? "" : String.format(Locale.ROOT, " ±%.1f%%", 100 * (r.opsPerMsCiHigh() - r.opsPerMs()) / r.opsPerMs()),
+                    r.jain() == null ? Double.NaN : r.jain(),
+                    r.latencyP99Ns() == null ? "" : String.format(Locale.ROOT, ", acquire p99 %s µs", num(r.latencyP99Ns() / 1000.0)),
+                    r.localHandoffFraction() == null ? "" : String.format(Locale.ROOT, ", local handoffs %.0f%%", 100 * r.localHandoffFraction()),
+                    r.seconds());
+        } else {
+            err.printf(Locale.ROOT, "%s: FAILED: %s (%.1f s)%n", head, r.error(), r.seconds());
+        }
+        current = null;
+    }
+
+    @Override
+    public synchronized void notice(String text) {
+        clearStatus();
+        err.println("numaloom bench: " + text);
+        if (current != null && terminal) {
+            status();
+        }
+    }
+
+    private synchronized void tick() {
+        if (current != null) {
+            status();
+        }
+    }
+
+    private void status() {
+        Duration inPoint = Duration.ofNanos(System.nanoTime() - currentStart);
+        String left = eta == null ? "estimating time left" : "~" + format(eta.minus(inPoint).isNegative() ? Duration.ZERO : eta.minus(inPoint)) + " left";
+        String line = current + " · " + format(inPoint) + " · " + left;
+        err.print("\r" + line + " ".repeat(Math.max(0, statusWidth - line.length())));
+        err.flush();
+        statusWidth = line.length();
+    }
+
+    private void clearStatus() {
+        if (terminal && statusWidth > 0) {
+            err.print("\r" + " ".repeat(statusWidth) + "\r");
+            statusWidth = 0;
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        clearStatus();
+        if (ticker != null) {
+            ticker.shutdownNow();
+        }
+    }
+
+    private static String label(Point p) {
+        return p.bench().id() + " · " + p.lock() + " · " + p.threads() + " thread" + (p.threads() == 1 ? "" : "s");
+    }
+
+    private static int width(int points) {
+        return Integer.toString(points).length();
+    }
+
+    private static String num(double v) {
+        return v >= 100 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.3g", v);
+    }
+
+    /** {@code m:ss} or {@code h:mm:ss}. */
+    static String format(Duration d) {
+        long s = Math.max(0, d.toSeconds());
+        return s >= 3600 ? String.format(Locale.ROOT, "%d:%02d:%02d", s / 3600, s / 60 % 60, s % 60)
+                : String.format(Locale.ROOT, "%d:%02d", s / 60, s % 60);
+    }
+}

@@ -1,0 +1,86 @@
+package io.numaloom.bench.cli;
+
+import java.io.PrintStream;
+import java.util.Arrays;
+
+/**
+ * The {@code ./numaloom} command: {@code bench}, {@code topology}, {@code plot} and {@code jmh}.
+ *
+ * <p>Exit status: 0 success; 1 an error; 2 bad usage or a bad configuration; 3 a bench run that finished
+ * with failed points (their rows and reasons are in the results).
+ */
+public final class Main {
+    static final int OK = 0;
+    static final int ERROR = 1;
+    static final int USAGE = 2;
+    static final int POINTS_FAILED = 3;
+
+    private Main() {}
+
+    public static void main(String[] args) {
+        System.setProperty("java.awt.headless", "true");
+        System.exit(run(args, System.out, System.err));
+    }
+
+    /** Runs a command line; returns the exit status. */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 0 || isHelp(args[0])) {
+            out.print(usage());
+            return args.length == 0 ? USAGE : OK;
+        }
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        try {
+            return switch (args[0]) {
+                case "bench" -> new BenchCommand(out, err).run(rest);
+                case "topology" -> TopologyCommand.run(rest, out, err);
+                case "plot" -> PlotCommand.run(rest, out, err);
+                case "jmh" -> JmhCommand.run(rest, out, err);
+                default -> {
+                    err.println("numaloom: unknown command '" + args[0] + "'");
+                    err.print(usage());
+                    yield USAGE;
+                }
+            };
+        } catch (UsageException e) {
+            err.println("numaloom " + args[0] + ": " + e.getMessage());
+            err.println("Try: ./numaloom " + args[0] + " --help");
+            return USAGE;
+        }
+    }
+
+    static boolean isHelp(String arg) {
+        return arg.equals("--help") || arg.equals("-h") || arg.equals("help");
+    }
+
+    static String usage() {
+        return """
+                Usage: ./numaloom <command> [options]
+
+                Measures locks for virtual threads on this machine and writes a report.
+
+                Commands:
+                  bench [--config FILE] [--quick] [--out DIR] [--resume] [--dry-run]
+                                 run the benchmarks of a configuration (without --config, the built-in
+                                 default: VNA vs fair and unfair ReentrantLock, high and low contention,
+                                 about 3 minutes on 2 cores) into DIR (default results/<timestamp>/):
+                                 results.csv, results.json, a PNG and SVG plot per bench, index.html
+                  topology [--topology SPEC]
+                                 print the NUMA topology numaloom sees and where the current CPU comes from
+                  plot RESULTS_DIR
+                                 redraw the plots and index.html of a results directory
+                  jmh [JMH options]
+                                 run the JMH microbenchmarks in the bench jar (e.g. -prof gc; -l lists them)
+
+                Each command takes --help. Configurations: see configs/ and ./numaloom bench --help.
+                """;
+    }
+
+    /** A command line that does not make sense; the message says why. */
+    static final class UsageException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UsageException(String message) {
+            super(message);
+        }
+    }
+}

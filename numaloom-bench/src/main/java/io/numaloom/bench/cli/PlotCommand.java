@@ -1,0 +1,42 @@
+package io.numaloom.bench.cli;
+
+import io.numaloom.bench.report.Report;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** {@code ./numaloom plot RESULTS_DIR}: redraws the plots and report of a results directory. */
+final class PlotCommand {
+    private PlotCommand() {}
+
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 1 && Main.isHelp(args[0])) {
+            out.print("""
+                    Usage: ./numaloom plot RESULTS_DIR
+
+                    Redraws the plots (<bench id>.png and .svg) and index.html of a results directory from its
+                    config.json, results.json and machine.json, e.g. after a run was cut short, or to draw
+                    results copied from another machine.
+                    """);
+            return Main.OK;
+        }
+        if (args.length != 1 || args[0].startsWith("-")) {
+            throw new Main.UsageException("expected one results directory");
+        }
+        Path dir = Path.of(args[0]);
+        if (!Files.isDirectory(dir)) {
+            err.println("numaloom plot: no such directory: " + dir);
+            return Main.USAGE;
+        }
+        try {
+            Report.write(dir);
+        } catch (IOException e) {
+            err.println("numaloom plot: " + e.getMessage());
+            return Main.ERROR;
+        }
+        out.println("Report: " + dir.resolve(Report.INDEX));
+        return Main.OK;
+    }
+}

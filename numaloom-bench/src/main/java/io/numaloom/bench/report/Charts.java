@@ -1,0 +1,217 @@
+package io.numaloom.bench.report;
+
+import io.numaloom.bench.BenchDefinition;
+import io.numaloom.bench.PointResult;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
+import org.knowm.xchart.CategorySeries;
+import org.knowm.xchart.VectorGraphicsEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.internal.chartpart.Chart;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The plot of a bench, drawn with XChart into {@code <bench id>.png} and {@code <bench id>.svg}: throughput
+ * (or, for {@code textStats}, time to finish) against the thread count, one line per lock, with its 95%
+ * confidence interval as a translucent band. Thread counts that grow geometrically are spaced on a log2
+ * axis. A bench measured at a single thread count becomes a bar chart of the locks with error bars.
+ * Failed points are left out (the report's table lists them). Needs no display: the bench sets
+ * {@code java.awt.headless=true}.
+ */
+public final class Charts {
+    static final int WIDTH = 960;
+    static final int HEIGHT = 560;
+
+    /** Stable colors for lock lines: a lock keeps its color in every plot of a report. */
+    private static final Color[] PALETTE = {
+        new Color(0xd62728), new Color(0x1f77b4), new Color(0x2ca02c), new Color(0xff7f0e), new Color(0x9467bd),
+        new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22), new Color(0x17becf),
+    };
+
+    private Charts() {}
+
+    /** The files a bench's plot is drawn into. */
+    public static Path png(Path dir, BenchDefinition bench) {
+        return dir.resolve(bench.id() + ".png");
+    }
+
+    public static Path svg(Path dir, BenchDefinition bench) {
+        return dir.resolve(bench.id() + ".svg");
+    }
+
+    /**
+     * Draws a bench's plot from its rows; draws nothing (and returns false) when no point succeeded.
+     *
+     * @param lockOrder every lock name of the report, for stable colors
+     */
+    public static boolean draw(BenchDefinition bench, List<PointResult> rows, List<String> lockOrder, Path dir)
+            throws IOException {
+        List<PointResult> ok = rows.stream().filter(r -> r.ok() && value(bench, r) != null).toList();
+        if (ok.isEmpty()) {
+            return false;
+        }
+        Chart<?, ?> chart = bench.threads().size() == 1 ? bars(bench, ok, lockOrder) : lines(bench, ok, lockOrder);
+        BitmapEncoder.saveBitmapWithDPI(chart, png(dir, bench).toString(), BitmapEncoder.BitmapFormat.PNG, 110);
+        VectorGraphicsEncoder.saveVectorGraphic(chart, svg(dir, bench).toString(), VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+        return true;
+    }
+
+    private static XYChart lines(BenchDefinition bench, List<PointResult> rows, List<String> lockOrder) {
+        boolean log2 = isGeometric(bench.threads());
+        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(bench.title())
+                .xAxisTitle("threads (" + threadsLabel(bench) + ")" + (log2 ? ", log2 scale" : ""))
+                .yAxisTitle(yTitle(bench)).build();
+        style(chart.getStyler());
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        chart.getStyler().setYAxisMin(0.0);
+        chart.getStyler().setXAxisDecimalPattern("0.##");
+        if (log2) {
+            chart.getStyler().setxAxisTickLabelsFormattingFunction(x -> {
+                double t = Math.pow(2, x);
+                return Math.abs(t - Math.rint(t)) < 1e-6 && Math.abs(x - Math.rint(x)) < 1e-6 ? Long.toString(Math.round(t)) : "";
+            });
+        }
+        for (String lock : bench.locks()) {
+            List<PointResult> series = rows.stream().filter(r -> r.lock().equals(lock))
+                    .sorted(Comparator.comparingInt(PointResult::threads)).toList();
+            if (series.isEmpty()) {
+                continue;
+            }
+            Color color = colorOf(lock, lockOrder);
+            double[] x = series.stream().mapToDouble(r -> log2 ? log2(r.threads()) : r.threads()).toArray();
+            double[] y = series.stream().mapToDouble(r -> value(bench, r)).toArray();
+            addBand(chart, bench, lock, series, x, color);
+            XYSeries line = chart.addSeries(lock, x, y);
+            line.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+            line.setLineColor(color);
+            line.setMarkerColor(color);
+            line.setMarker(SeriesMarkers.CIRCLE);
+            line.setLineStyle(new BasicStroke(2.2f));
+        }
+        return chart;
+    }
+
+    /** The 95% confidence band of a lock's line: a closed polygon, upper bounds forward, lower back. */
+    private static void addBand(XYChart chart, BenchDefinition bench, String lock, List<PointResult> series,
+                                double[] x, Color color) {
+        List<Double> bx = new ArrayList<>();
+        List<Double> by = new ArrayList<>();
+        for (int i = 0; i < series.size(); i++) {
+            Double hi = high(bench, series.get(i));
+            if (hi == null) {
+                return;
+            }
+            bx.add(x[i]);
+            by.add(hi);
+        }
+        for (int i = series.size() - 1; i >= 0; i--) {
+            Double lo = low(bench, series.get(i));
+            if (lo == null) {
+                return;
+            }
+            bx.add(x[i]);
+            by.add(Math.max(0, lo));
+        }
+        XYSeries band = chart.addSeries(lock + " 95% CI", bx, by);
+        band.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.PolygonArea);
+        band.setFillColor(new Color(color.getRed(), color.getGreen(), color.getBlue(), 48));
+        band.setLineColor(new Color(color.getRed(), color.getGreen(), color.getBlue(), 0));
+        band.setMarker(SeriesMarkers.NONE);
+        band.setShowInLegend(false);
+    }
+
+    private static CategoryChart bars(BenchDefinition bench, List<PointResult> rows, List<String> lockOrder) {
+        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(bench.title())
+                .xAxisTitle("lock (" + rows.getFirst().threads() + " thread" + (rows.getFirst().threads() == 1 ? "" : "s")
+                        + ", " + threadsLabel(bench) + ")")
+                .yAxisTitle(yTitle(bench)).build();
+        style(chart.getStyler());
+        chart.getStyler().setLegendVisible(false);
+        chart.getStyler().setYAxisMin(0.0);
+        chart.getStyler().setOverlapped(true);
+        chart.getStyler().setErrorBarsColor(Color.DARK_GRAY);
+        for (String lock : bench.locks()) {
+            PointResult r = rows.stream().filter(p -> p.lock().equals(lock)).findFirst().orElse(null);
+            if (r == null) {
+                continue;
+            }
+            // One series per lock, each with a value only at its own category, so each bar has its color.
+            List<String> categories = bench.locks().stream().filter(l -> rows.stream().anyMatch(p -> p.lock().equals(l))).toList();
+            List<Double> values = new ArrayList<>();
+            List<Double> errors = new ArrayList<>();
+            for (String c : categories) {
+                values.add(c.equals(lock) ? value(bench, r) : 0.0);
+                Double hi = high(bench, r);
+                errors.add(c.equals(lock) && hi != null ? hi - value(bench, r) : 0.0);
+            }
+            CategorySeries s = chart.addSeries(lock, categories, values, errors);
+            s.setFillColor(colorOf(lock, lockOrder));
+        }
+        return chart;
+    }
+
+    private static void style(Styler styler) {
+        styler.setChartBackgroundColor(Color.WHITE);
+        styler.setPlotBackgroundColor(Color.WHITE);
+        styler.setPlotBorderColor(new Color(0xcccccc));
+        styler.setChartTitleFont(new Font(Font.SANS_SERIF, Font.BOLD, 16));
+        styler.setLegendFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
+        styler.setLegendBorderColor(new Color(0xdddddd));
+        styler.setAntiAlias(true);
+        if (styler instanceof org.knowm.xchart.style.AxesChartStyler axes) {
+            axes.setAxisTitleFont(new Font(Font.SANS_SERIF, Font.PLAIN, 13));
+            axes.setAxisTickLabelsFont(new Font(Font.SANS_SERIF, Font.PLAIN, 12));
+            axes.setPlotGridLinesColor(new Color(0xe6e6e6));
+        }
+    }
+
+    private static String yTitle(BenchDefinition bench) {
+        return bench.kind().plotsTimeToFinish() ? "time to finish, ms (lower is better)" : "throughput, ops/ms (higher is better)";
+    }
+
+    private static String threadsLabel(BenchDefinition bench) {
+        return "virtual".equals(bench.threadType())
+                ? "virtual, " + bench.carriers() + " carrier" + (bench.carriers() == 1 ? "" : "s") + (bench.pinCarriers() ? ", pinned" : "")
+                : "platform" + (bench.pinCarriers() ? ", pinned" : "");
+    }
+
+    /** The plotted value of a row: throughput, or time for time-to-finish workloads. */
+    static Double value(BenchDefinition bench, PointResult r) {
+        return bench.kind().plotsTimeToFinish() ? r.timeMs() : r.opsPerMs();
+    }
+
+    private static Double low(BenchDefinition bench, PointResult r) {
+        return bench.kind().plotsTimeToFinish() ? r.timeMsCiLow() : r.opsPerMsCiLow();
+    }
+
+    private static Double high(BenchDefinition bench, PointResult r) {
+        return bench.kind().plotsTimeToFinish() ? r.timeMsCiHigh() : r.opsPerMsCiHigh();
+    }
+
+    static Color colorOf(String lock, List<String> lockOrder) {
+        int i = lockOrder.indexOf(lock);
+        return PALETTE[Math.floorMod(i < 0 ? lock.hashCode() : i, PALETTE.length)];
+    }
+
+    /** Whether the thread counts grow geometrically enough for a log2 axis: three or more, spanning 4x. */
+    static boolean isGeometric(List<Integer> threads) {
+        return threads.size() >= 3 && threads.getLast() >= 4 * threads.getFirst();
+    }
+
+    private static double log2(int v) {
+        return Math.log(v) / Math.log(2);
+    }
+}

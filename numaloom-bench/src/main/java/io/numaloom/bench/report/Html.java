@@ -1,0 +1,173 @@
+package io.numaloom.bench.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.numaloom.bench.BenchConfig;
+import io.numaloom.bench.BenchDefinition;
+import io.numaloom.bench.PointResult;
+
+import java.util.List;
+
+/** Renders {@code index.html}: one self-contained page (inline CSS, plots as relative images). */
+final class Html {
+    private Html() {}
+
+    private static final String CSS = """
+            body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2em auto;max-width:1200px;
+                 padding:0 1em;color:#222;line-height:1.45}
+            h1{margin-bottom:.2em} h2{margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+            table{border-collapse:collapse;margin:.8em 0;font-size:.9em}
+            th,td{border:1px solid #ddd;padding:.25em .6em;text-align:right;vertical-align:top}
+            th{background:#f4f4f4} td.l,th.l{text-align:left}
+            tr.failed td{background:#fff0f0}
+            .muted{color:#666;font-size:.9em} .err{color:#b00}
+            img{max-width:100%;border:1px solid #eee}
+            pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:.85em}
+            nav a{margin-right:1em}
+            """;
+
+    static String render(BenchConfig config, String configText, List<Report.Section> sections, MachineInfo machine,
+                         JsonNode run) {
+        StringBuilder h = new StringBuilder(32_768);
+        h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+                .append("<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">")
+                .append("<title>numaloom bench report</title><style>").append(CSS).append("</style></head><body>\n");
+        h.append("<h1>numaloom bench report</h1>\n<p class=\"muted\">");
+        if (run != null) {
+            h.append("Configuration: ").append(esc(run.path("config").asText())).append(". Started ")
+                    .append(esc(run.path("started").asText())).append(", ")
+                    .append(run.path("finished").isNull() || run.path("finished").isMissingNode()
+                            ? "not finished (resume with <code>--resume</code>)" : "finished " + esc(run.path("finished").asText()))
+                    .append(". ");
+        }
+        long ok = sections.stream().flatMap(s -> s.rows().stream()).filter(PointResult::ok).count();
+        long failed = sections.stream().flatMap(s -> s.rows().stream()).filter(r -> !r.ok()).count();
+        h.append(ok).append(" points measured").append(failed > 0 ? ", <span class=\"err\">" + failed + " failed</span>" : "")
+                .append(".</p>\n");
+        if (!config.description().isEmpty()) {
+            h.append("<p>").append(esc(config.description())).append("</p>\n");
+        }
+        h.append("<nav>");
+        for (Report.Section s : sections) {
+            h.append("<a href=\"#").append(esc(s.bench().id())).append("\">").append(esc(s.bench().title())).append("</a>");
+        }
+        h.append("<a href=\"#machine\">Machine</a><a href=\"#config\">Configuration</a></nav>\n");
+
+        for (Report.Section s : sections) {
+            bench(h, s);
+        }
+        machine(h, machine);
+        h.append("<h2 id=\"metrics\">What the columns mean</h2>\n<ul>")
+                .append("<li><b>ops/ms</b>: operations (critical sections) per millisecond over a whole round, mean of ")
+                .append("all measured rounds of all forks, with its 95% confidence interval (Student's t).</li>")
+                .append("<li><b>time</b>: the time of one round (all threads doing all the work), ms.</li>")
+                .append("<li><b>Jain</b>: Jain's fairness index of the operations each thread had completed when the first ")
+                .append("thread finished its share: 1 is perfectly even, 1/threads means one thread did everything. ")
+                .append("<b>min/max</b>: the least over the most of those counts.</li>")
+                .append("<li><b>acquire p50/p99/p99.9</b>: time from calling lock to holding it (HdrHistogram, all measured rounds).</li>")
+                .append("<li><b>local handoffs</b>: the fraction of consecutive acquisitions whose two holders ran on the same ")
+                .append("NUMA node (of the measured JVM's topology, which may be virtual). With <code>remotePenaltyNs</code> ")
+                .append("above zero, every other handoff spins that long inside the critical section (the NUMA cost model).</li>")
+                .append("</ul>\n");
+        h.append("<h2 id=\"config\">Configuration</h2>\n<p class=\"muted\">The effective configuration, every default filled in ")
+                .append("(<a href=\"config.json\">config.json</a>; results in <a href=\"results.csv\">results.csv</a> and ")
+                .append("<a href=\"results.json\">results.json</a>).</p>\n<pre>").append(esc(configText)).append("</pre>\n");
+        h.append("</body></html>\n");
+        return h.toString();
+    }
+
+    private static void bench(StringBuilder h, Report.Section s) {
+        BenchDefinition b = s.bench();
+        h.append("<h2 id=\"").append(esc(b.id())).append("\">").append(esc(b.title())).append("</h2>\n");
+        h.append("<p class=\"muted\">Workload <b>").append(esc(b.kind().jsonName())).append("</b>: ")
+                .append(esc(b.kind().summary())).append(".<br>Settings: ");
+        boolean first = true;
+        for (var e : b.settings().values().properties()) {
+            h.append(first ? "" : ", ").append(esc(e.getKey())).append(" = ").append(esc(e.getValue().asText()));
+            first = false;
+        }
+        h.append(". Threads: ").append(esc(b.threadType())).append(", ").append(b.carriers()).append(" carriers")
+                .append(b.pinCarriers() ? ", pinned" : "").append(". Remote handoff penalty: ").append(b.remotePenaltyNs())
+                .append(" ns").append(b.topology().isEmpty() ? "" : ", topology " + esc(b.topology()))
+                .append(". JMH: ").append(b.forks()).append(" fork(s) × (").append(b.warmupIterations()).append(" warm-up + ")
+                .append(b.measurementIterations()).append(" measured rounds).<br>Measured JVM flags: <code>")
+                .append(esc(String.join(" ", b.measuredJvmArgs()))).append("</code></p>\n");
+        if (s.plotted()) {
+            h.append("<p><img src=\"").append(esc(b.id())).append(".png\" alt=\"").append(esc(b.title()))
+                    .append("\"><br><a href=\"").append(esc(b.id())).append(".svg\">SVG</a></p>\n");
+        } else {
+            h.append("<p class=\"err\">No point of this bench was measured successfully; nothing to plot.</p>\n");
+        }
+        if (s.rows().isEmpty()) {
+            h.append("<p class=\"muted\">No results yet.</p>\n");
+            return;
+        }
+        h.append("<table><tr><th>threads</th><th class=\"l\">lock</th><th>ops/ms</th><th>95% CI</th><th>time ms</th>")
+                .append("<th>Jain</th><th>min/max</th><th>acquire p50 µs</th><th>p99 µs</th><th>p99.9 µs</th>")
+                .append("<th>local handoffs</th><th>rounds</th><th class=\"l\">status</th></tr>\n");
+        for (PointResult r : s.rows()) {
+            h.append(r.ok() ? "<tr>" : "<tr class=\"failed\">")
+                    .append(td(Integer.toString(r.threads()))).append("<td class=\"l\">").append(esc(r.lock())).append("</td>")
+                    .append(td(Report.num(r.opsPerMs())))
+                    .append(td(r.opsPerMsCiLow() == null ? "" : Report.num(r.opsPerMsCiLow()) + " – " + Report.num(r.opsPerMsCiHigh())))
+                    .append(td(Report.num(r.timeMs()))).append(td(Report.fixed(r.jain(), 3)))
+                    .append(td(Report.fixed(r.minMaxRatio(), 2))).append(td(Report.micros(r.latencyP50Ns())))
+                    .append(td(Report.micros(r.latencyP99Ns()))).append(td(Report.micros(r.latencyP999Ns())))
+                    .append(td(Report.percent(r.localHandoffFraction()))).append(td(Integer.toString(r.rounds())))
+                    .append("<td class=\"l\">").append(r.ok() ? "ok" : "<span class=\"err\">failed: " + esc(r.error()) + "</span>")
+                    .append("</td></tr>\n");
+        }
+        h.append("</table>\n");
+        String placement = s.rows().stream().map(PointResult::placement).filter(p -> p != null && !p.isEmpty())
+                .findFirst().orElse(null);
+        if (placement != null) {
+            h.append("<p class=\"muted\">Placement: ").append(esc(placement)).append(".</p>\n");
+        }
+    }
+
+    private static void machine(StringBuilder h, MachineInfo m) {
+        h.append("<h2 id=\"machine\">Machine</h2>\n");
+        if (m == null) {
+            h.append("<p class=\"muted\">Not recorded.</p>\n");
+            return;
+        }
+        h.append("<table>");
+        row(h, "Host", m.host());
+        row(h, "CPU", m.cpuModel());
+        row(h, "CPUs", Integer.toString(m.cpus()));
+        row(h, "NUMA nodes", Integer.toString(m.nodes()));
+        row(h, "Memory", m.memory());
+        row(h, "OS", m.os());
+        row(h, "JDK", m.jdk() + " (" + m.javaHome() + ")");
+        row(h, "JMH", m.jmh());
+        row(h, "Current CPU source", m.cpuSource());
+        row(h, "Bench JVM flags", String.join(" ", m.benchJvmArgs()));
+        h.append("</table>\n<pre>").append(esc(m.topology())).append("</pre>\n");
+    }
+
+    private static void row(StringBuilder h, String key, String value) {
+        h.append("<tr><th class=\"l\">").append(esc(key)).append("</th><td class=\"l\">").append(esc(value)).append("</td></tr>\n");
+    }
+
+    private static String td(String text) {
+        return "<td>" + esc(text) + "</td>";
+    }
+
+    static String esc(String s) {
+        if (s == null) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '<' -> sb.append("&lt;");
+                case '>' -> sb.append("&gt;");
+                case '&' -> sb.append("&amp;");
+                case '"' -> sb.append("&quot;");
+                case '\'' -> sb.append("&#39;");
+                default -> sb.append(c);
+            }
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,107 @@
+package io.numaloom.bench.report;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.numaloom.topology.CurrentCpu;
+import io.numaloom.topology.Topology;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * The machine a run measured, as the report shows it: CPU model, cores, NUMA nodes, memory, OS, JDK and
+ * flags. Collected by the bench JVM, which is the same JDK as the measured ones (they are forked from it).
+ *
+ * @param host         host name
+ * @param cpuModel     {@code model name} of {@code /proc/cpuinfo}, or the architecture
+ * @param cpus         available processors
+ * @param nodes        NUMA nodes of the topology the bench JVM sees
+ * @param topology     the topology summary ({@code Topology.toString()})
+ * @param cpuSource    where the current CPU comes from ({@code CurrentCpu.source()} and why)
+ * @param memory       {@code MemTotal} of {@code /proc/meminfo}
+ * @param os           OS name, version and architecture
+ * @param jdk          JDK vendor, name and version
+ * @param javaHome     the JDK's home
+ * @param benchJvmArgs the bench JVM's arguments (the measured JVMs' are in the configuration)
+ * @param jmh          the JMH version
+ */
+public record MachineInfo(String host, String cpuModel, int cpus, int nodes, String topology, String cpuSource,
+                          String memory, String os, String jdk, String javaHome, List<String> benchJvmArgs, String jmh) {
+
+    public static final String FILE = "machine.json";
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    /** This machine, now. */
+    public static MachineInfo collect() {
+        Topology topology = Topology.current();
+        return new MachineInfo(readHostName(), readCpuModel(), Runtime.getRuntime().availableProcessors(), topology.nodeCount(),
+                topology.toString(), CurrentCpu.source() + ": " + CurrentCpu.sourceReason(), readMemTotal(),
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
+                System.getProperty("java.vendor") + " " + System.getProperty("java.vm.name") + " "
+                        + System.getProperty("java.runtime.version"),
+                System.getProperty("java.home"), ManagementFactory.getRuntimeMXBean().getInputArguments(), readJmhVersion());
+    }
+
+    public void writeTo(Path dir) throws IOException {
+        JSON.writeValue(dir.resolve(FILE).toFile(), this);
+    }
+
+    /** The machine of a run directory, or null if it has none. */
+    public static MachineInfo readFrom(Path dir) throws IOException {
+        Path file = dir.resolve(FILE);
+        return Files.exists(file) ? JSON.readValue(file.toFile(), MachineInfo.class) : null;
+    }
+
+    private static String readCpuModel() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name") || line.startsWith("Model") || line.startsWith("cpu model")) {
+                    return line.substring(line.indexOf(':') + 1).strip();
+                }
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // Not Linux: the architecture is what there is.
+        }
+        return System.getProperty("os.arch");
+    }
+
+    private static String readMemTotal() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemTotal:")) {
+                    long kb = Long.parseLong(line.replaceAll("[^0-9]", ""));
+                    return String.format("%.1f GiB", kb / 1024.0 / 1024.0);
+                }
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // Unknown.
+        }
+        return "unknown";
+    }
+
+    private static String readHostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
+    /** The JMH version from its Maven metadata, which the shaded jar keeps. */
+    private static String readJmhVersion() {
+        try (var in = MachineInfo.class.getResourceAsStream("/META-INF/maven/org.openjdk.jmh/jmh-core/pom.properties")) {
+            if (in != null) {
+                java.util.Properties p = new java.util.Properties();
+                p.load(in);
+                return p.getProperty("version", "unknown");
+            }
+        } catch (IOException ignored) {
+            // Unknown.
+        }
+        return "unknown";
+    }
+}

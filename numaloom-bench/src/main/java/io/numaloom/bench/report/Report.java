@@ -1,0 +1,139 @@
+package io.numaloom.bench.report;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.numaloom.bench.BenchConfig;
+import io.numaloom.bench.BenchDefinition;
+import io.numaloom.bench.BenchRunner;
+import io.numaloom.bench.ConfigException;
+import io.numaloom.bench.ConfigReader;
+import io.numaloom.bench.Mutex;
+import io.numaloom.bench.PointResult;
+import io.numaloom.bench.ResultStore;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * The report of a results directory: a plot per bench ({@link Charts}) and {@code index.html} with the
+ * plots, a table per bench, the machine, the measured JVMs' flags and the configuration. Everything is
+ * drawn from the files of the directory ({@code config.json}, {@code results.json}, {@code machine.json},
+ * {@code run.json}), so {@code ./numaloom plot DIR} redraws it at any time, also for a run cut short.
+ */
+public final class Report {
+    public static final String INDEX = "index.html";
+
+    private Report() {}
+
+    /** Draws every plot and {@code index.html} in {@code dir}. */
+    public static void write(Path dir) throws IOException {
+        Path configFile = dir.resolve(BenchRunner.CONFIG_FILE);
+        if (!Files.exists(configFile)) {
+            throw new IOException(dir + " is not a results directory: it has no " + BenchRunner.CONFIG_FILE);
+        }
+        String configText = Files.readString(configFile);
+        List<PointResult> rows = ResultStore.load(dir);
+        BenchConfig config;
+        try {
+            config = ConfigReader.parseSaved(configText, configFile.toString());
+        } catch (ConfigException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+        MachineInfo machine = MachineInfo.readFrom(dir);
+        JsonNode run = Files.exists(dir.resolve(BenchRunner.RUN_FILE))
+                ? new ObjectMapper().readTree(dir.resolve(BenchRunner.RUN_FILE).toFile()) : null;
+
+        List<String> lockOrder = lockOrder(config);
+        List<Section> sections = new ArrayList<>();
+        for (BenchDefinition bench : config.activeBenches()) {
+            List<PointResult> benchRows = rows.stream().filter(r -> r.bench().equals(bench.id()))
+                    .sorted(Comparator.comparingInt(PointResult::threads)
+                            .thenComparingInt(r -> bench.locks().indexOf(r.lock())))
+                    .toList();
+            boolean drawn = Charts.draw(bench, benchRows, lockOrder, dir);
+            sections.add(new Section(bench, benchRows, drawn));
+        }
+        Files.writeString(dir.resolve(INDEX), Html.render(config, configText, sections, machine, run));
+    }
+
+    /** A bench's part of the report. */
+    record Section(BenchDefinition bench, List<PointResult> rows, boolean plotted) {}
+
+    /** Every lock of the configuration: registry order first, then any other, for stable colors. */
+    static List<String> lockOrder(BenchConfig config) {
+        Set<String> order = new LinkedHashSet<>(Mutex.names());
+        config.benches().forEach(b -> order.addAll(b.locks()));
+        return List.copyOf(order);
+    }
+
+    /** The text table of rows printed at the end of a run. */
+    public static String textTable(List<PointResult> rows) {
+        List<String[]> table = new ArrayList<>();
+        table.add(new String[] {"bench", "lock", "threads", "ops/ms", "±95%", "time ms", "Jain", "min/max",
+            "p50 µs", "p99 µs", "p99.9 µs", "local", "status"});
+        for (PointResult r : rows) {
+            table.add(new String[] {r.bench(), r.lock(), Integer.toString(r.threads()), num(r.opsPerMs()),
+                r.opsPerMsCiHigh() == null || r.opsPerMs() == null ? "" : num(r.opsPerMsCiHigh() - r.opsPerMs()),
+                num(r.timeMs()), fixed(r.jain(), 3), fixed(r.minMaxRatio(), 2), micros(r.latencyP50Ns()),
+                micros(r.latencyP99Ns()), micros(r.latencyP999Ns()), percent(r.localHandoffFraction()),
+                r.ok() ? "ok" : "FAILED: " + shorten(r.error(), 60)});
+        }
+        int[] widths = new int[table.getFirst().length];
+        for (String[] row : table) {
+            for (int i = 0; i < row.length; i++) {
+                widths[i] = Math.max(widths[i], row[i].length());
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (String[] row : table) {
+            for (int i = 0; i < row.length; i++) {
+                boolean left = i < 2 || i == row.length - 1;
+                String cell = row[i];
+                String pad = " ".repeat(widths[i] - cell.length());
+                sb.append(left ? cell + pad : pad + cell).append(i == row.length - 1 ? "" : "  ");
+            }
+            sb.append(System.lineSeparator());
+        }
+        return sb.toString();
+    }
+
+    // Number formats shared with the HTML.
+
+    static String num(Double v) {
+        if (v == null) {
+            return "";
+        }
+        double a = Math.abs(v);
+        return a >= 100 ? String.format(Locale.ROOT, "%.0f", v)
+                : a >= 10 ? String.format(Locale.ROOT, "%.1f", v)
+                : a >= 1 ? String.format(Locale.ROOT, "%.2f", v)
+                : String.format(Locale.ROOT, "%.3g", v);
+    }
+
+    static String fixed(Double v, int digits) {
+        return v == null ? "" : String.format(Locale.ROOT, "%." + digits + "f", v);
+    }
+
+    static String micros(Long ns) {
+        return ns == null ? "" : num(ns / 1000.0);
+    }
+
+    static String percent(Double fraction) {
+        return fraction == null ? "" : String.format(Locale.ROOT, "%.0f%%", fraction * 100);
+    }
+
+    static String shorten(String s, int max) {
+        if (s == null) {
+            return "";
+        }
+        String one = s.replaceAll("\\s+", " ");
+        return one.length() <= max ? one : one.substring(0, max - 1) + "…";
+    }
+}

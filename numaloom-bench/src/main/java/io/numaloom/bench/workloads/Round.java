@@ -1,0 +1,30 @@
+package io.numaloom.bench.workloads;
+
+import io.numaloom.bench.GuardedRegion;
+import io.numaloom.bench.Worker;
+
+import java.util.List;
+
+/**
+ * One timed run of a workload: every worker thread runs {@link #runThread(Worker)} once, concurrently, and
+ * the round is over when the last one returns. Built untimed by {@link Workload#newRound(RoundContext)}.
+ */
+public interface Round {
+
+    /** The body of one worker thread: its share of the round's operations. */
+    void runThread(Worker worker) throws Exception;
+
+    /** The operations the whole round performs (the numerator of the throughput). */
+    long operations();
+
+    /** The guarded regions of the round, for the NUMA and mutual-exclusion bookkeeping; empty if none. */
+    List<GuardedRegion> regions();
+
+    /**
+     * Checks the round's result after every worker finished (the word counts, finite matrices, the
+     * generator's final state).
+     *
+     * @throws IllegalStateException naming what is wrong
+     */
+    void verify();
+}

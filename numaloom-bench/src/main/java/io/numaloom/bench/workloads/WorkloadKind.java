@@ -1,0 +1,103 @@
+package io.numaloom.bench.workloads;
+
+import io.numaloom.bench.Field;
+import io.numaloom.bench.Settings;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
+
+/**
+ * The workloads a bench can name, with their payload fields. The JSON {@code name} of a bench is
+ * {@link #jsonName()}, as in the thesis's configuration format ({@code "name": "consumeCpu"}).
+ */
+public enum WorkloadKind {
+    CONSUME_CPU("consumeCpu", "Blackhole.consumeCPU tokens outside and inside one lock (thesis §2.3-2.4)",
+            ConsumeCpu.FIELDS, ConsumeCpu::new, false, Set.of()),
+    MATRIX("matrix", "square matrix products outside and inside one lock (VNA paper, Listing 3)",
+            Matrix.FIELDS, Matrix::new, false, Set.of()),
+    TEXT_STATS("textStats", "word counts striped over hash maps, one lock per map; time to finish (thesis §4.4)",
+            TextStats.FIELDS, TextStats::new, true, Set.of()),
+    RAND_BASH("randBash", "a lock-guarded nextInt on one shared generator (Relaxed-Lock paper §4)",
+            RandBash.FIELDS, RandBash::new, false, Set.of()),
+    CONTEND("contend", "equal parallel and serial portions, the serial one under one lock (Relaxed-Lock paper §4)",
+            Contend.FIELDS, Contend::new, false, Set.of()),
+    SYNC("sync", "uncontended lock/unlock of a thread's own lock, plain or nested (Relaxed-Lock paper §4)",
+            Sync.FIELDS, Sync::new, false, Set.of("recordLatency", "remotePenaltyNs"));
+
+    private final String jsonName;
+    private final String summary;
+    private final List<Field> fields;
+    private final Function<Settings, Workload> factory;
+    private final boolean timeToFinish;
+    private final Set<String> inapplicableCommonFields;
+
+    WorkloadKind(String jsonName, String summary, List<Field> fields, Function<Settings, Workload> factory,
+                 boolean timeToFinish, Set<String> inapplicableCommonFields) {
+        this.jsonName = jsonName;
+        this.summary = summary;
+        this.fields = fields;
+        this.factory = factory;
+        this.timeToFinish = timeToFinish;
+        this.inapplicableCommonFields = inapplicableCommonFields;
+    }
+
+    /** The workload's name in a configuration. */
+    public String jsonName() {
+        return jsonName;
+    }
+
+    /** One line saying what the workload does and where it comes from. */
+    public String summary() {
+        return summary;
+    }
+
+    /** The workload's own payload fields (besides the common ones). */
+    public List<Field> fields() {
+        return fields;
+    }
+
+    /** Whether a common payload field (such as {@code recordLatency}) applies to this workload. */
+    public boolean accepts(String commonField) {
+        return !inapplicableCommonFields.contains(commonField);
+    }
+
+    /** Whether the report plots the time to finish (lower is better) instead of the throughput. */
+    public boolean plotsTimeToFinish() {
+        return timeToFinish;
+    }
+
+    /**
+     * Thread counts measured when a bench gives none: powers of two up to four times the CPUs, plus the
+     * CPU count itself; a single thread for {@link #SYNC}.
+     */
+    public List<Integer> defaultThreads(int cpus) {
+        if (this == SYNC) {
+            return List.of(1);
+        }
+        TreeSet<Integer> counts = new TreeSet<>();
+        for (int t = 1; t <= 4 * cpus; t *= 2) {
+            counts.add(t);
+        }
+        counts.add(cpus);
+        return List.copyOf(counts);
+    }
+
+    /** The workload built from validated settings. */
+    public Workload create(Settings settings) {
+        return factory.apply(settings);
+    }
+
+    /** The workload of that configuration name. */
+    public static Optional<WorkloadKind> byJsonName(String name) {
+        return Arrays.stream(values()).filter(k -> k.jsonName.equals(name)).findFirst();
+    }
+
+    /** All configuration names, for error messages. */
+    public static List<String> jsonNames() {
+        return Arrays.stream(values()).map(WorkloadKind::jsonName).toList();
+    }
+}

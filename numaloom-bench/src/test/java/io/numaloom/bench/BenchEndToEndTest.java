@@ -1,0 +1,74 @@
+package io.numaloom.bench;
+
+import io.numaloom.bench.report.Report;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The real thing, small: JMH forks a measured JVM per point, with a virtual two-node topology, the NUMA
+ * penalty and pinned carriers, and the run leaves every output file. A few seconds.
+ */
+class BenchEndToEndTest {
+
+    @Test
+    void measuresThroughJmhAndWritesEverything(@TempDir Path out) throws Exception {
+        BenchConfig config = ConfigReader.parse("""
+                { "description": "end-to-end test",
+                  "benches": [ { "name": "consumeCpu", "id": "e2e", "payload": {
+                    "actionsCount": 400, "inCpuTokens": 50, "warmupIterations": 0, "measurementIterations": 2,
+                    "threads": [1, 3], "pinCarriers": true, "topology": "nodes=2", "remotePenaltyNs": 1000,
+                    "jvmArgs": ["-Xmx256m"], "timeoutSeconds": 60,
+                    "locks": [ { "name": "UNFAIR_REENTRANT" }, { "name": "SYNCHRONIZED" } ] } },
+                  { "name": "sync", "id": "e2e-sync", "payload": { "actionsCount": 1000, "depth": 2,
+                    "warmupIterations": 0, "measurementIterations": 1, "locks": [ { "name": "FAIR_REENTRANT" } ] } } ] }
+                """, "e2e.json", Runtime.getRuntime().availableProcessors(), Mutex.names());
+        List<String> notices = new java.util.ArrayList<>();
+        List<PointResult> rows = new BenchRunner(config, out, false, new JmhPointExecutor(notices::add),
+                new BenchRunner.Listener() {
+                    @Override
+                    public void runStarted(Path o, int points, int alreadyDone) {}
+
+                    @Override
+                    public void pointStarted(Point point, int ordinal, int points, Duration elapsed, Duration eta) {}
+
+                    @Override
+                    public void pointFinished(PointResult result, int ordinal, int points) {}
+
+                    @Override
+                    public void notice(String text) {
+                        notices.add(text);
+                    }
+                }).run();
+        assertEquals(5, rows.size());
+        for (PointResult r : rows) {
+            assertTrue(r.ok(), r.key() + ": " + r.error() + " " + notices);
+            assertEquals(r.key().startsWith("e2e/") ? 2 : 1, r.rounds());
+            assertTrue(r.opsPerMs() > 0 && r.timeMs() > 0);
+            assertNotNull(r.jain());
+        }
+        for (PointResult r : rows.subList(0, 4)) {
+            assertTrue(r.localHandoffFraction() >= 0 && r.localHandoffFraction() <= 1, r.toString());
+            assertNotNull(r.latencyP99Ns());
+            assertTrue(r.placement().contains("pinned carriers"), r.placement());
+            assertEquals("nodes=2", r.topology());
+        }
+        PointResult sync = rows.get(4);
+        assertEquals(null, sync.localHandoffFraction(), "sync has no handoffs");
+        for (String f : List.of("results.csv", "results.json", "config.json", "machine.json", "e2e.png", "e2e.svg",
+                "e2e-sync.png", "e2e-sync.svg", Report.INDEX, "logs/e2e_SYNCHRONIZED_3.log")) {
+            assertTrue(Files.size(out.resolve(f)) > 0, f);
+        }
+        String html = Files.readString(out.resolve(Report.INDEX));
+        assertTrue(html.contains("id=\"e2e\"") && html.contains("id=\"e2e-sync\"") && html.contains("end-to-end test"));
+        assertTrue(!Files.exists(out.resolve("work")), "the side files were cleaned up");
+    }
+}

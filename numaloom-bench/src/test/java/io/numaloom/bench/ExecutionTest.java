@@ -1,0 +1,144 @@
+package io.numaloom.bench;
+
+import io.numaloom.bench.workloads.Round;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ExecutionTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+
+    /** A round from a thread body, with the given regions and nothing to verify. */
+    private static Round round(long operations, List<GuardedRegion> regions, ThreadBody body) {
+        return new Round() {
+            @Override
+            public void runThread(Worker worker) throws Exception {
+                body.run(worker);
+            }
+
+            @Override
+            public long operations() {
+                return operations;
+            }
+
+            @Override
+            public List<GuardedRegion> regions() {
+                return regions;
+            }
+
+            @Override
+            public void verify() {}
+        };
+    }
+
+    interface ThreadBody {
+        void run(Worker worker) throws Exception;
+    }
+
+    @Test
+    void countsAcquisitionsHandoffsAndLatency() throws InterruptedException {
+        GuardedRegion region = new GuardedRegion(Mutex.create("UNFAIR_REENTRANT"), 0);
+        Round r = round(4000, List.of(region), w -> {
+            for (long i = w.share(4000); i > 0; i--) {
+                w.locked(region, Thread::yield);
+                w.completed();
+            }
+        });
+        try (ThreadPlacement placement = ThreadPlacement.create("virtual", 2, false)) {
+            Execution.Outcome o = Execution.runOnce(r, 4, placement, true, TIMEOUT);
+            assertEquals(4000, region.acquisitions());
+            assertEquals(3999, o.handoffs());
+            assertTrue(o.localHandoffs() <= o.handoffs());
+            assertEquals(4000, o.latency().getTotalCount());
+            assertEquals(4, o.countsAtFirstFinish().length);
+            // The first thread to finish had done its whole share.
+            assertTrue(java.util.Arrays.stream(o.countsAtFirstFinish()).anyMatch(c -> c == 1000));
+        }
+    }
+
+    @Test
+    void fairnessIsTakenWhenTheFirstThreadFinishes() throws InterruptedException {
+        CountDownLatch othersStarted = new CountDownLatch(3);
+        CountDownLatch never = new CountDownLatch(1);
+        Round r = round(13, List.of(), w -> {
+            if (w.index() == 0) {
+                othersStarted.await();
+                w.completed(10);
+            } else {
+                w.completed();
+                othersStarted.countDown();
+                // Held back until well after thread 0 finished and took the snapshot.
+                assertFalse(never.await(300, TimeUnit.MILLISECONDS));
+            }
+        });
+        try (ThreadPlacement placement = ThreadPlacement.create("platform", 4, false)) {
+            Execution.Outcome o = Execution.runOnce(r, 4, placement, false, TIMEOUT);
+            assertArrayEquals(new long[] {10, 1, 1, 1}, o.countsAtFirstFinish());
+            assertEquals(169.0 / 412.0, o.jainIndex(), 1e-12);
+            assertEquals(0.1, o.minMaxRatio(), 1e-12);
+        }
+    }
+
+    @Test
+    void aSectionEnteredTwiceIsCaughtAsAMutualExclusionViolation() throws InterruptedException {
+        GuardedRegion region = new GuardedRegion(Mutex.create("SYNCHRONIZED"), 0);
+        // The section counts itself a second time: the region sees more acquisitions than the workers made,
+        // as it would if a broken lock let two holders' unsynchronized increments interleave the other way.
+        Round r = round(10, List.of(region), w -> {
+            for (int i = 0; i < 10; i++) {
+                w.locked(region, region::acquired);
+            }
+        });
+        try (ThreadPlacement placement = ThreadPlacement.create("virtual", 2, false)) {
+            Execution e = new Execution(r, 1, placement, false);
+            e.start();
+            e.run(TIMEOUT);
+            IllegalStateException x = assertThrows(IllegalStateException.class, e::finish);
+            assertTrue(x.getMessage().startsWith("mutual exclusion violated: the threads made 10 acquisitions but "
+                    + "the critical sections counted 20"), x.getMessage());
+        }
+    }
+
+    @Test
+    void aFailingWorkerFailsTheRound() throws InterruptedException {
+        Round r = round(1, List.of(), w -> {
+            throw new UnsupportedOperationException("not yet");
+        });
+        try (ThreadPlacement placement = ThreadPlacement.create("virtual", 2, false)) {
+            Execution e = new Execution(r, 2, placement, false);
+            e.start();
+            IllegalStateException x = assertThrows(IllegalStateException.class, () -> e.run(TIMEOUT));
+            assertInstanceOf(UnsupportedOperationException.class, x.getCause());
+        }
+    }
+
+    @Test
+    void aStuckRoundTimesOutAndIsInterrupted() throws InterruptedException {
+        CountDownLatch never = new CountDownLatch(1);
+        CountDownLatch interrupted = new CountDownLatch(1);
+        Round r = round(1, List.of(), w -> {
+            try {
+                never.await();
+            } catch (InterruptedException e) {
+                interrupted.countDown();
+            }
+        });
+        try (ThreadPlacement placement = ThreadPlacement.create("virtual", 2, false)) {
+            Execution e = new Execution(r, 1, placement, false);
+            e.start();
+            IllegalStateException x = assertThrows(IllegalStateException.class, () -> e.run(Duration.ofMillis(200)));
+            assertTrue(x.getMessage().contains("timed out") && x.getMessage().contains("1 of 1 threads"), x.getMessage());
+            assertTrue(interrupted.await(5, TimeUnit.SECONDS), "the stuck worker was interrupted");
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package io.numaloom.bench.cli;
+
+import io.numaloom.bench.ResultStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class MainTest {
+    /** A command's exit status and what it printed. */
+    record Result(int status, String out, String err) {}
+
+    static Result main(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void helpOnEveryCommand() {
+        assertEquals(0, main("--help").status());
+        assertTrue(main("--help").out().contains("bench [--config FILE] [--quick] [--out DIR] [--resume]"));
+        Result bench = main("bench", "--help");
+        assertEquals(0, bench.status());
+        for (String s : new String[] {"--resume", "textStats", "randBash", "contend", "sync", "matrix", "consumeCpu",
+            "remotePenaltyNs", "pinCarriers", "SYNCHRONIZED", "UNFAIR_REENTRANT"}) {
+            assertTrue(bench.out().contains(s), "bench --help mentions " + s);
+        }
+        assertTrue(main("topology", "--help").out().contains("--topology SPEC"));
+        assertTrue(main("plot", "--help").out().contains("RESULTS_DIR"));
+        Result jmh = main("jmh", "-h");
+        assertEquals(0, jmh.status());
+        assertTrue(jmh.out().contains("UncontendedLockUnlock"));
+    }
+
+    @Test
+    void badUsageIsStatus2() {
+        assertEquals(2, main().status());
+        assertEquals(2, main("benchmark").status());
+        Result r = main("bench", "--frobnicate");
+        assertEquals(2, r.status());
+        assertTrue(r.err().contains("unknown option '--frobnicate'"), r.err());
+        assertEquals(2, main("bench", "--config").status());
+        assertEquals(2, main("plot").status());
+    }
+
+    @Test
+    void aBadConfigRunsNothingAndNamesTheField(@TempDir Path dir) throws Exception {
+        Path config = dir.resolve("bad.json");
+        Files.writeString(config, """
+                { "benches": [ { "name": "consumeCpu", "payload": { "forks": -2, "locks": [ { "name": "NOPE" } ] } } ] }
+                """);
+        Path out = dir.resolve("out");
+        Result r = main("bench", "--config", config.toString(), "--out", out.toString());
+        assertEquals(2, r.status());
+        assertTrue(r.err().contains("benches[0].payload.forks: must be >= 1, got -2"), r.err());
+        assertTrue(r.err().contains("benches[0].payload.locks[0].name: unknown lock 'NOPE'; known: VNA"), r.err());
+        assertTrue(!Files.exists(out), "nothing was written");
+        Result missing = main("bench", "--config", dir.resolve("nope.json").toString());
+        assertEquals(2, missing.status());
+        assertTrue(missing.err().contains("no such file"), missing.err());
+    }
+
+    @Test
+    void dryRunListsTheDefaultPoints() {
+        Result r = main("bench", "--dry-run");
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().contains("built-in default configuration"), r.out());
+        assertTrue(r.out().contains("high-contention/VNA/1") && r.out().contains("low-contention/FAIR_REENTRANT/1"), r.out());
+    }
+
+    @Test
+    void topologyAndPlotAndJmhList(@TempDir Path dir) {
+        Result t = main("topology");
+        assertEquals(0, t.status(), t.err());
+        assertTrue(t.out().startsWith("Topology: ") && t.out().contains("Current CPU source"), t.out());
+        assertEquals(2, main("topology", "--topology", "nodes=999").status());
+        Result plot = main("plot", dir.toString());
+        assertEquals(1, plot.status());
+        assertTrue(plot.err().contains("no config.json"), plot.err());
+        Result list = main("jmh", "-l");
+        assertEquals(0, list.status(), list.err());
+        assertTrue(list.out().contains("io.numaloom.bench.jmh.UncontendedLockUnlock.lockUnlock"), list.out());
+        assertTrue(list.out().contains("UncontendedLockUnlock.casThenReleaseStore"), list.out());
+        assertTrue(!list.out().contains("PointBenchmark"), "the bench harness is not a microbenchmark");
+    }
+
+    @Test
+    void resumeWithoutConfigUsesTheSavedOne(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("run");
+        Files.createDirectories(out);
+        Files.writeString(out.resolve("config.json"), """
+                { "benches": [ { "name": "sync", "payload": { "actionsCount": 10, "warmupIterations": 0,
+                  "measurementIterations": 1, "locks": [ { "name": "SYNCHRONIZED" } ] } } ] }
+                """);
+        Result r = main("bench", "--resume", "--out", out.toString(), "--dry-run");
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().contains("sync/SYNCHRONIZED/1"), r.out());
+        assertTrue(ResultStore.JSON_FILE.equals("results.json"));
+    }
+}

@@ -1,0 +1,117 @@
+package io.numaloom.bench.report;
+
+import io.numaloom.bench.BenchConfig;
+import io.numaloom.bench.BenchRunner;
+import io.numaloom.bench.ConfigReader;
+import io.numaloom.bench.Mutex;
+import io.numaloom.bench.Point;
+import io.numaloom.bench.PointExecutor;
+import io.numaloom.bench.PointResult;
+import io.numaloom.bench.ResultStore;
+import io.numaloom.bench.ForkReport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ReportTest {
+    private static final byte[] PNG_MAGIC = {(byte) 0x89, 'P', 'N', 'G'};
+
+    private static final String CONFIG = """
+            { "description": "Report <test> & friends",
+              "benches": [
+                { "name": "consumeCpu", "id": "lines", "payload": { "title": "Lines <b>bold</b>", "threads": [1, 2, 4, 8],
+                  "locks": [ { "name": "VNA" }, { "name": "UNFAIR_REENTRANT" }, { "name": "SYNCHRONIZED" } ] } },
+                { "name": "sync", "id": "bars", "payload": { "title": "Bars",
+                  "locks": [ { "name": "VNA" }, { "name": "SYNCHRONIZED" } ] } },
+                { "name": "textStats", "id": "time", "payload": { "title": "Text", "threads": [1, 2], "lines": 100,
+                  "locks": [ { "name": "FAIR_REENTRANT" } ] } },
+                { "name": "matrix", "id": "skipped", "payload": { "skip": true, "locks": [ { "name": "VNA" } ] } } ] }
+            """;
+
+    /** Fake measurements; VNA fails at 8 threads, and every point of "time" fails. */
+    private static final PointExecutor EXECUTOR = (point, work, log) -> {
+        if (point.key().equals("lines/VNA/8") || point.bench().id().equals("time")) {
+            throw new PointExecutor.PointFailedException("boom <at> " + point.key(), null);
+        }
+        double t = 5 + point.threads() * (1 + point.lock().length() % 3);
+        return new PointExecutor.Measurement(List.of(t, t * 1.05, t * 0.95),
+                List.of(new ForkReport(1, 1000, List.of(0.99), List.of(0.9), null, 999, 600, "test placement", "test", "2 cpus", null)));
+    };
+
+    private static Path run(Path out) throws Exception {
+        BenchConfig config = ConfigReader.parse(CONFIG, "report.json", 2, Mutex.names());
+        new BenchRunner(config, out, false, EXECUTOR, new BenchRunner.Listener() {
+            @Override
+            public void runStarted(Path o, int points, int alreadyDone) {}
+
+            @Override
+            public void pointStarted(Point point, int ordinal, int points, Duration elapsed, Duration eta) {}
+
+            @Override
+            public void pointFinished(PointResult result, int ordinal, int points) {}
+
+            @Override
+            public void notice(String text) {
+                throw new AssertionError(text);
+            }
+        }).run();
+        return out;
+    }
+
+    @Test
+    void writesPlotsTablesAndTheHtml(@TempDir Path out) throws Exception {
+        run(out);
+        for (String id : List.of("lines", "bars")) {
+            byte[] png = Files.readAllBytes(out.resolve(id + ".png"));
+            assertArrayEquals(PNG_MAGIC, java.util.Arrays.copyOf(png, 4), id + ".png is a PNG");
+            assertTrue(png.length > 10_000, id + ".png has a chart in it");
+            String svg = Files.readString(out.resolve(id + ".svg"));
+            assertTrue(svg.contains("<svg") && svg.contains("</svg>"), id + ".svg is an SVG");
+        }
+        assertFalse(Files.exists(out.resolve("time.png")), "nothing to plot when every point failed");
+        assertFalse(Files.exists(out.resolve("skipped.png")));
+
+        String html = Files.readString(out.resolve("index.html"), StandardCharsets.UTF_8);
+        for (String fragment : List.of("id=\"lines\"", "id=\"bars\"", "id=\"time\"", "Lines &lt;b&gt;bold&lt;/b&gt;",
+                "<img src=\"lines.png\"", "href=\"bars.svg\"", "Report &lt;test&gt; &amp; friends",
+                "failed: boom &lt;at&gt; lines/VNA/8", "No point of this bench was measured successfully",
+                "id=\"machine\"", "NUMA nodes", "JDK", "id=\"config\"", "&quot;benches&quot;",
+                "--add-opens=java.base/java.lang=ALL-UNNAMED", "test placement")) {
+            assertTrue(html.contains(fragment), "index.html lacks " + fragment);
+        }
+        assertFalse(html.contains("<b>bold</b>"), "titles are escaped");
+        assertFalse(html.contains("id=\"skipped\""), "skipped benches are not reported");
+        assertTrue(Files.exists(out.resolve("machine.json")) && Files.exists(out.resolve("config.json")));
+    }
+
+    @Test
+    void redrawsFromTheFilesAlone(@TempDir Path out) throws Exception {
+        run(out);
+        for (String f : List.of("index.html", "lines.png", "lines.svg", "bars.png", "bars.svg")) {
+            Files.delete(out.resolve(f));
+        }
+        Report.write(out);
+        for (String f : List.of("index.html", "lines.png", "lines.svg", "bars.png", "bars.svg")) {
+            assertTrue(Files.size(out.resolve(f)) > 0, f);
+        }
+    }
+
+    @Test
+    void textTableHasARowPerPoint(@TempDir Path out) throws Exception {
+        run(out);
+        List<PointResult> rows = ResultStore.load(out);
+        String table = Report.textTable(rows);
+        assertEquals(rows.size() + 1, table.lines().count());
+        assertTrue(table.lines().anyMatch(l -> l.startsWith("lines") && l.contains("VNA") && l.contains("FAILED: boom")));
+    }
+}
