@@ -40,8 +40,9 @@ import java.util.function.IntSupplier;
  * thread that has to wait: per queue, an MCS tail and the queue's <em>candidate</em>; and for
  * the whole lock the <em>heir</em>, the count {@code queued}, and the handoff statistics.
  *
- * <p><b>Roles of a waiting thread.</b> A thread that fails the fast path spins briefly, then
- * registers in {@code queued} and appends its queue node to the MCS queue of its NUMA node
+ * <p><b>Roles of a waiting thread.</b> A thread that fails the fast path does not spin: it
+ * registers in {@code queued}, tries the flag once more, and appends its queue node to the MCS
+ * queue of its NUMA node
  * (or socket). MCS order gives each queue one <em>candidate</em>: its head. Candidates do not
  * all compete: at most one of them, the <em>heir</em>, is awake and allowed to CAS the flag.
  * All other waiters are parked without timeout. When the heir takes the flag it leaves its
@@ -344,7 +345,7 @@ public class VnaLock implements Lock {
     }
 
     /**
-     * The slow path of every blocking acquisition: re-entry, a brief spin, then the queue.
+     * The slow path of every blocking acquisition: re-entry, then the queue.
      * Returns true once the lock is held, false on timeout; throws only if interruptible.
      */
     private boolean acquireSlow(Thread me, boolean interruptible, boolean timed, long deadline)
@@ -352,12 +353,8 @@ public class VnaLock implements Lock {
         if (reenter(me)) {
             return true;
         }
-        for (int i = spinsFor(me); i > 0; i--) {
-            Thread.onSpinWait();
-            if (OWNER.getOpaque(this) == null && tryAcquireFree(me)) {
-                return true;
-            }
-        }
+        // No spinning here: only the heir spins (futile-wakeup throttling). Spinning newcomers
+        // mostly burn carriers while the owner is descheduled, e.g. yielding inside.
         Waiters w = waitersOrInflate();
         w.register();
         if (tryAcquireFree(me)) {
