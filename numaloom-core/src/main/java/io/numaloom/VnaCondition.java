@@ -90,14 +90,16 @@ final class VnaCondition implements Condition {
 
     @Override
     public long awaitNanos(long nanosTimeout) throws InterruptedException {
-        long deadline = System.nanoTime() + nanosTimeout;
-        awaitNanosInternal(true, nanosTimeout, true);
+        // Negative timeouts mean "no time": clamped, or the deadline arithmetic overflows.
+        long nanos = Math.max(0L, nanosTimeout);
+        long deadline = System.nanoTime() + nanos;
+        awaitNanosInternal(true, nanos, true);
         return deadline - System.nanoTime();
     }
 
     @Override
     public boolean await(long time, TimeUnit unit) throws InterruptedException {
-        return !awaitNanosInternal(true, unit.toNanos(time), true);
+        return !awaitNanosInternal(true, Math.max(0L, unit.toNanos(time)), true);
     }
 
     @Override
@@ -121,10 +123,10 @@ final class VnaCondition implements Condition {
             LockSupport.parkUntil(this, deadlineMillis);
             mode = checkInterrupt(w, mode);
         }
-        return finish(w, saved, mode, timedOut);
+        return !finish(w, saved, mode, timedOut);
     }
 
-    /** Returns true when the wait timed out. */
+    /** Returns true when the wait timed out; {@code nanos} must not be negative. */
     private boolean awaitNanosInternal(boolean timed, long nanos, boolean interruptible) throws InterruptedException {
         if (interruptible && Thread.interrupted()) {
             throw new InterruptedException();
@@ -161,6 +163,7 @@ final class VnaCondition implements Condition {
         return w.cancel() ? THROW : REINTERRUPT;
     }
 
+    /** Re-acquires, cleans up, applies the interrupt rules; returns {@code timedOut}. */
     private boolean finish(Waiter w, int saved, int mode, boolean timedOut) throws InterruptedException {
         lock.reacquire(saved);
         if ((int) Waiter.STATE.getVolatile(w) == CANCELLED) {
