@@ -1,0 +1,45 @@
+package io.numaloom.stress.lincheck;
+
+import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
+
+/**
+ * The model-checking budget, the same for every lock so that a planted bug is caught with the budget the real
+ * lock is checked with. Each iteration is one random scenario of {@value #THREADS} threads with
+ * {@value #ACTORS_PER_THREAD} operations each (plus one before and one after); each invocation explores one
+ * interleaving of it. CI runs the defaults; {@code -Pstress} raises them through the system properties
+ * {@code numaloom.lincheck.iterations} and {@code numaloom.lincheck.invocations}.
+ */
+final class LincheckRuns {
+    private LincheckRuns() {}
+
+    static final int THREADS = 2;
+    static final int ACTORS_PER_THREAD = 3;
+
+    static int iterations() {
+        return Integer.getInteger("numaloom.lincheck.iterations", 30);
+    }
+
+    static int invocations() {
+        return Integer.getInteger("numaloom.lincheck.invocations", 300);
+    }
+
+    static ModelCheckingOptions options() {
+        return new ModelCheckingOptions()
+                .iterations(iterations())
+                .invocationsPerIteration(invocations())
+                .threads(THREADS)
+                .actorsPerThread(ACTORS_PER_THREAD)
+                .actorsBefore(1)
+                .actorsAfter(1);
+    }
+
+    /**
+     * A queue per Lincheck thread: Lincheck names its threads {@code Lincheck-<test>-<index>}; thread 0 (and the
+     * main thread, which runs the parts before and after the parallel one) gets queue 0, thread 1 queue 1. The
+     * choice must be deterministic so that Lincheck can replay an interleaving.
+     */
+    static int queueOfCurrentThread() {
+        String name = Thread.currentThread().getName();
+        return name.endsWith("-1") ? 1 : 0;
+    }
+}

@@ -1,0 +1,134 @@
+package io.numaloom.stress.planted;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * jcstress bites: the shaded jcstress jar, run in a child JVM on the tests of {@link PlantedLock}, must exit
+ * non-zero, report the two planted bugs as FAILED with their forbidden outcomes observed, and pass the two
+ * controls (the same tests on the lock without a bug). Runs in the {@code integration-test} phase, after the jar is
+ * built; the build passes {@code numaloom.jcstress.jar} and {@code numaloom.jcstress.workdir}.
+ *
+ * <p>Mode: {@code quick} trimmed to one JVM configuration (C2, no split compilation) and one 500 ms iteration per
+ * test, which yields hundreds of thousands of samples per mutual-exclusion test (the check-then-act bug shows up
+ * in a few per ten thousand), while the termination test needs jcstress's fixed 30 s wait to declare the waiter
+ * stale. {@code -m sanity} is not enough: it checks the test API with a handful of samples and missed the
+ * check-then-act bug when tried.
+ */
+class PlantedBugsJcstressTest {
+
+    private static final String PACKAGE = "io.numaloom.stress.planted.";
+    private static final String CONTROL_MUTEX = PACKAGE + "PlantedMutex.CorrectTryVsTry";
+    private static final String CONTROL_HANDOFF = PACKAGE + "PlantedHandoff.Correct";
+    private static final String BUG_CAS = PACKAGE + "PlantedMutex.SkipsCasTryVsTry";
+    private static final String BUG_HANDOFF = PACKAGE + "PlantedHandoff.ForgetsHandoff";
+
+    /** A forbidden mutual-exclusion outcome row: "r1, r2, r3, r4  samples  freq  Forbidden". */
+    private static final Pattern FORBIDDEN_ROW =
+            Pattern.compile("(?m)^\\s*-?\\d+, -?\\d+, -?\\d+, -?\\d+\\s+([\\d,]+)\\s+\\S+\\s+Forbidden\\b");
+    private static final Pattern STALE_ROW = Pattern.compile("(?m)^\\s*STALE\\s+([\\d,]+)\\s+\\S+\\s+Forbidden\\b");
+
+    private static int exitCode;
+    private static String output;
+
+    @BeforeAll
+    static void runJcstressOnThePlantedLock() throws IOException, InterruptedException {
+        Path jar = Path.of(System.getProperty("numaloom.jcstress.jar", "target/numaloom-jcstress.jar")).toAbsolutePath();
+        assertTrue(Files.isRegularFile(jar), jar + " is missing: run this test after `package` (the build does)");
+        Path work = Path.of(System.getProperty("numaloom.jcstress.workdir", "target/planted")).toAbsolutePath();
+        Files.createDirectories(work);
+        Path log = work.resolve("jcstress-planted.log");
+        String regex = "^" + Pattern.quote(PACKAGE) + "(PlantedMutex\\.(CorrectTryVsTry|SkipsCasTryVsTry)|PlantedHandoff\\.)";
+        List<String> command = List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
+                "-jar", jar.toString(),
+                "-v", "-m", "quick", "-sc", "false", "-iters", "1", "-time", "500",
+                "-t", regex,
+                "-jvmArgs", "-Dnumaloom.topology=" + System.getProperty("numaloom.topology", "nodes=2")
+                        + " --enable-native-access=ALL-UNNAMED -XX:-TieredCompilation",
+                "-r", work.resolve("report").toString());
+        long start = System.nanoTime();
+        Process p = new ProcessBuilder(command).directory(work.toFile()).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
+        if (!p.waitFor(10, TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            fail("jcstress on the planted lock did not finish in 10 minutes; output in " + log);
+        }
+        exitCode = p.exitValue();
+        output = Files.readString(log);
+        System.out.printf("jcstress on the planted lock: exit %d after %.1f s; output in %s%n",
+                exitCode, (System.nanoTime() - start) / 1e9, log);
+    }
+
+    @Test
+    void theRunFails() {
+        assertNotEquals(0, exitCode, "jcstress passed a lock with planted bugs:\n" + output);
+    }
+
+    @Test
+    void theControlsPass() {
+        assertVerdict(CONTROL_MUTEX, "OK");
+        assertVerdict(CONTROL_HANDOFF, "OK");
+    }
+
+    @Test
+    void theCheckThenActAcquisitionIsCaughtWithTwoHolders() {
+        assertVerdict(BUG_CAS, "FAILED");
+        long seen = samples(FORBIDDEN_ROW, block(BUG_CAS));
+        assertTrue(seen > 0, "no forbidden outcome with samples in:\n" + block(BUG_CAS));
+        System.out.println("FAST_PATH_WITHOUT_CAS: " + seen + " forbidden samples");
+    }
+
+    @Test
+    void theForgottenHandoffIsCaughtAsAStaleWaiter() {
+        assertVerdict(BUG_HANDOFF, "FAILED");
+        long seen = samples(STALE_ROW, block(BUG_HANDOFF));
+        assertTrue(seen > 0, "no STALE outcome in:\n" + block(BUG_HANDOFF));
+        System.out.println("UNLOCK_FORGETS_HANDOFF: " + seen + " stale waiter(s)");
+    }
+
+    /** Every verdict jcstress printed for {@code test} (per fork and in the summary) is {@code verdict}. */
+    private static void assertVerdict(String test, String verdict) {
+        Matcher m = Pattern.compile("(?m)\\[(OK|FAILED|ERROR)\\] " + Pattern.quote(test) + "$").matcher(output);
+        int found = 0;
+        while (m.find()) {
+            found++;
+            if (!m.group(1).equals(verdict)) {
+                fail(test + ": jcstress said " + m.group(1) + ", expected " + verdict + ":\n" + block(test));
+            }
+        }
+        assertTrue(found > 0, test + " did not run:\n" + output);
+    }
+
+    /** The last report block of {@code test}: from its verdict line to the next verdict line. */
+    private static String block(String test) {
+        int at = output.lastIndexOf("] " + test + "\n");
+        if (at < 0) {
+            return "(no report for " + test + ")";
+        }
+        int next = output.indexOf("] io.", at + test.length() + 2);
+        return output.substring(at, next < 0 ? output.length() : next);
+    }
+
+    private static long samples(Pattern row, String text) {
+        Matcher m = row.matcher(text);
+        long sum = 0;
+        while (m.find()) {
+            sum += Long.parseLong(m.group(1).replace(",", ""));
+        }
+        return sum;
+    }
+}
