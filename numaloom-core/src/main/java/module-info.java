@@ -9,4 +9,5 @@
 module io.numaloom {
     exports io.numaloom;
     exports io.numaloom.topology;
+    exports io.numaloom.counter;
 }

@@ -56,7 +56,9 @@ public final class CounterThreadSweep {
                 options.include("io\\.numaloom\\.bench\\.jmh\\.counter\\.");
             }
             if (virtual) {
+                // Options set here replace the benchmarks' @Fork(jvmArgsAppend), so repeat its flag.
                 List<String> append = new ArrayList<>(cmd.getJvmArgsAppend().orElse(List.of()));
+                append.add("--enable-native-access=ALL-UNNAMED");
                 append.add("-Djmh.executor=VIRTUAL");
                 options.jvmArgsAppend(append.toArray(String[]::new));
             }
