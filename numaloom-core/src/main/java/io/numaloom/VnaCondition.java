@@ -181,22 +181,24 @@ final class VnaCondition implements Condition {
     @Override
     public void signal() {
         lock.checkOwner("signal");
-        for (Waiter w; (w = first) != null; ) {
-            dequeueFirst(w);
-            if (w.signal()) {
-                LockSupport.unpark(w.thread);
-                return;
-            }
-        }
+        wake(false);
     }
 
     @Override
     public void signalAll() {
         lock.checkOwner("signalAll");
+        wake(true);
+    }
+
+    /** Removes waiters from the head; wakes the first that was still waiting, or all of them. */
+    private void wake(boolean all) {
         for (Waiter w; (w = first) != null; ) {
             dequeueFirst(w);
             if (w.signal()) {
                 LockSupport.unpark(w.thread);
+                if (!all) {
+                    return;
+                }
             }
         }
     }

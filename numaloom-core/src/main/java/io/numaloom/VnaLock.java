@@ -505,11 +505,20 @@ public class VnaLock implements Lock {
      */
     private void awaitHandedOwnership(Thread me) {
         for (int spins = 0; (Thread) OWNER.getVolatile(this) != me; spins++) {
-            if (spins < SPINS) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
-            }
+            pauseBriefly(spins);
+        }
+    }
+
+    /**
+     * One step of waiting for another thread that is running and a few instructions away from
+     * the store we wait for: spin first, then yield so that the other thread, if it shares our
+     * carrier or CPU, gets to run.
+     */
+    static void pauseBriefly(int spins) {
+        if (spins < SPINS) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield();
         }
     }
 
@@ -722,11 +731,7 @@ public class VnaLock implements Lock {
             QNode s;
             for (int spins = 0; (s = (QNode) NEXT.getVolatile(this)) == null; spins++) {
                 // The successor swapped the tail and is about to link itself: a few instructions.
-                if (spins < SPINS) {
-                    Thread.onSpinWait();
-                } else {
-                    Thread.yield();
-                }
+                pauseBriefly(spins);
             }
             return s;
         }
