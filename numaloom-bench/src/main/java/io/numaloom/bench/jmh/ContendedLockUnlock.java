@@ -1,6 +1,6 @@
 package io.numaloom.bench.jmh;
 
-import io.numaloom.bench.locks.Locks;
+import io.numaloom.bench.Mutex;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -17,7 +17,6 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Lock;
 
 /**
  * Lock and unlock under contention: every benchmark thread loops over {@code lock(); work;
@@ -26,7 +25,8 @@ import java.util.concurrent.locks.Lock;
  * state allocates (near) nothing. Throughput numbers on a 2-core machine say little about NUMA;
  * they show the cost of the waiting discipline (parking, wake-ups, handoffs).
  *
- * <p>Parameters: {@code lock} is a name from {@link Locks}; {@code inside} and {@code outside}
+ * <p>Parameters: {@code lock} is any name {@link Mutex#create} accepts (the registry's locks and
+ * {@code SYNCHRONIZED}); {@code inside} and {@code outside}
  * are {@link Blackhole#consumeCPU} tokens of work inside and outside the critical section
  * (about 1-2 ns each). Threads default to 4, twice the cores of the reference machine, so
  * that waiters really queue; override with {@code -t}. Add
@@ -51,21 +51,19 @@ public class ContendedLockUnlock {
     @Param("200")
     public int outside;
 
-    private Lock instance;
+    private Mutex mutex;
+    private Runnable section;
 
     @Setup(Level.Trial)
     public void create() {
-        instance = Locks.create(lock);
+        mutex = Mutex.create(lock);
+        int tokens = inside;
+        section = () -> Blackhole.consumeCPU(tokens); // created once: no allocation per operation
     }
 
     @Benchmark
     public void lockWorkUnlock() {
-        instance.lock();
-        try {
-            Blackhole.consumeCPU(inside);
-        } finally {
-            instance.unlock();
-        }
+        mutex.runExclusively(section);
         Blackhole.consumeCPU(outside);
     }
 }
