@@ -48,25 +48,44 @@ class VnaLockFootprintTest {
         assertTrue(contended - fresh >= 256 + 4 * 32 * 4, "queues are not padded: " + (contended - fresh) + " B");
     }
 
+    /**
+     * Deterministic under load: allocation is read from the thread's own counter, and the
+     * verdict is the minimum over several windows. Anything that allocates per call allocates
+     * at least 16 bytes in every window of 200,000 calls; a one-off disturbance (a
+     * deoptimization, a reflective accessor, a safepoint operation charged to this thread)
+     * shows up in one window, not in all of them. The probe's own cost is measured the same way,
+     * over empty windows, and subtracted.
+     */
     @Test
     void uncontendedLockUnlockAllocatesNothing() throws Exception {
         VnaLock lock = new VnaLock();
         AllocationProbe probe = new AllocationProbe();
         lockUnlock(lock, 200_000); // warm up, compile
-        long probeCost = probe.cost();
-        long before = probe.allocatedBytes();
-        lockUnlock(lock, 1_000_000);
-        long allocated = probe.allocatedBytes() - before - probeCost;
-        assertTrue(allocated <= 0, allocated + " bytes allocated by 1M uncontended lock/unlock pairs");
+        long minEmpty = Long.MAX_VALUE;
+        long minWork = Long.MAX_VALUE;
+        StringBuilder windows = new StringBuilder();
+        for (int window = 0; window < WINDOWS; window++) {
+            long a = probe.allocatedBytes();
+            long b = probe.allocatedBytes();
+            lockUnlock(lock, 200_000);
+            long c = probe.allocatedBytes();
+            minEmpty = Math.min(minEmpty, b - a);
+            minWork = Math.min(minWork, c - b);
+            windows.append(c - b).append(' ');
+        }
+        assertTrue(minWork <= minEmpty, "every window of 200k uncontended lock/unlock pairs allocated: "
+                + windows + "bytes (probe alone: " + minEmpty + " bytes)");
         assertTrue(lock.tryLock());
         lock.unlock();
     }
 
+    private static final int WINDOWS = 8;
+
     /**
      * The current thread's allocated bytes from com.sun.management.ThreadMXBean, through
      * reflection (the test runs inside module io.numaloom, which does not read
-     * java.management). A reading allocates a little itself (the boxed result); {@link #cost()}
-     * measures that so it can be subtracted.
+     * java.management). A reading allocates a little itself (the boxed result); callers measure that
+     * over empty windows.
      */
     static final class AllocationProbe {
         private final Object bean;
@@ -82,15 +101,6 @@ class VnaLockFootprintTest {
 
         long allocatedBytes() throws ReflectiveOperationException {
             return (long) method.invoke(bean);
-        }
-
-        long cost() throws ReflectiveOperationException {
-            long max = 0;
-            for (int i = 0; i < 10; i++) {
-                long a = allocatedBytes();
-                max = Math.max(max, allocatedBytes() - a);
-            }
-            return max;
         }
     }
 
