@@ -13,61 +13,116 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntSupplier;
 
 /**
- * A reentrant mutual-exclusion {@link Lock} for virtual threads on NUMA machines: a drop-in
- * replacement for {@link java.util.concurrent.locks.ReentrantLock} (non-fair mode) that keeps
- * lock handoffs on one NUMA node when it can, and never lets a waiter burn a carrier.
+ * A reentrant mutual-exclusion {@link Lock} for virtual and platform threads, built for NUMA
+ * machines: a drop-in replacement for {@link java.util.concurrent.locks.ReentrantLock} in its
+ * default (non-fair) mode.
  *
- * <p><b>Algorithm.</b> The VNA lock of Kovalev, Koval et al., "NUMA-aware lock for Java
- * Lightweight Threads" (seed 000) and the NUMA_MCS lock of the thesis behind it (seed 001 §3):
- * a global flag taken by one CAS, plus one MCS queue (Mellor-Crummey and Scott, 1991) per NUMA
- * node in which contending threads wait. Waiting is parking, and the wake-up discipline is Dice's
- * Relaxed-Lock (JVM '01, seed 002): competitive handoff, at most one <em>heir</em> awake at a
- * time (futile-wakeup throttling), no atomic instruction to unlock an uncontended lock, and a
- * race on that unlock that is detected and recovered from rather than prevented.
+ * <pre>{@code
+ * Lock lock = new VnaLock();          // one waiting queue per NUMA node
+ * lock.lock();
+ * try {
+ *     // critical section
+ * } finally {
+ *     lock.unlock();
+ * }
+ * }</pre>
  *
- * <p><b>Properties.</b> Reentrant. Not FIFO-fair, but starvation-free with a documented bound
- * (below). NUMA-aware: prefers to hand the lock to a waiter of the node that last acquired it
- * through a queue. Parks: only the heir spins, briefly, and only when more than one carrier can
- * run; everybody else is parked. Uncontended lock+unlock: one CAS and one release store, no
- * allocation. A fresh lock is 32 bytes (JOL, compressed oops); the queues, padded to separate
- * cache lines, appear on first contention and stay.
+ * <p><b>When to use it.</b> Where you would use {@code ReentrantLock}: the semantics are the
+ * same (hold counts, owner checks, {@link #tryLock()}, timed and interruptible acquisition, a
+ * {@link Condition} per {@link #newCondition()}). Over {@code ReentrantLock} it gives:
+ * <ul>
+ * <li>a cheaper uncontended path: one compare-and-set to lock and a plain release store to
+ *     unlock, no allocation;
+ * <li>a bound in time on how long a waiter can be overtaken by threads that barge in
+ *     (unfair {@code ReentrantLock} has none), without the throughput cost of a fair lock;
+ * <li>on machines with several NUMA nodes, waiters queue per node, and the lock prefers to pass
+ *     from a waiter to another waiter of the same node for a bounded time, so the data it
+ *     protects stays in one node's caches;
+ * <li>waiting that suits virtual threads: at most one waiter spins, briefly; every other waiter
+ *     is parked and uses no CPU.
+ * </ul>
+ *
+ * <p><b>Guarantees.</b>
+ * <ul>
+ * <li><em>Bounded overtaking.</em> A thread at the head of its queue waits at most about
+ *     {@code (queues - 1) * (TURN_NANOS + PATIENCE_NANOS) + PATIENCE_NANOS} (1 ms with one
+ *     queue, 3 ms with two), plus the critical sections in progress and the time the scheduler
+ *     takes to run it. Within a queue, threads are served in arrival order. See
+ *     {@link #PATIENCE_NANOS} and {@link #TURN_NANOS}.
+ * <li><em>No lock convoys.</em> The lock is never handed to a thread that is not running:
+ *     a waiter that has been overtaken for too long <em>reserves</em> the lock (new arrivals
+ *     then queue instead of barging) and takes it itself.
+ * <li><em>Memory.</em> A fresh lock is 40 bytes (ReentrantLock: 48, JOL, compressed oops).
+ *     Queues, padded against false sharing, are allocated on first contention and kept.
+ * <li><em>No flags needed.</em> On a machine with one NUMA node and one socket the lock makes
+ *     no native call. On a multi-node machine it asks {@code sched_getcpu} through the FFM API;
+ *     see {@link io.numaloom.topology.CurrentCpu} for {@code --enable-native-access} and the
+ *     fallback.
+ * <li><em>Fail fast.</em> A malformed {@code -Dnumaloom.topology} fails the constructor with an
+ *     {@link IllegalArgumentException}; {@code lock()} and {@code unlock()} throw only what the
+ *     {@link Lock} contract allows.
+ * </ul>
+ * {@link #tryLock()} acquires a free lock even when other threads wait, as {@code ReentrantLock}
+ * does, except while a starving waiter has reserved it.
+ *
+ * <p>The algorithm is the VNA lock of Kovalev, Koval et al., "NUMA-aware lock for Java
+ * Lightweight Threads" (a global flag taken by compare-and-set plus one MCS queue per NUMA
+ * node), with the wake-up discipline of D. Dice, "Implementing Fast Java Monitors with
+ * Relaxed-Locks" (JVM '01), and a time-based fairness bound in the manner of the
+ * compact NUMA-aware lock of D. Dice and A. Kogan, "Compact NUMA-aware Locks" (EuroSys '19)
+ * as merged into Linux (its 1 ms {@code numa_spinlock_threshold_ns}), and of the stealing
+ * switch of S. Kashyap et al., "Scalable and Practical Locking with Shuffling" (SOSP '19).
  *
  * <h2>Implementation notes</h2>
  *
- * <p><b>State.</b> {@code owner} is the flag: the owning thread, or null when free. It is taken
- * by CAS and released by a store. {@code holds} counts re-entries beyond the first and is only
- * touched by the owner. Everything else lives in a {@link Waiters} record, created by the first
- * thread that has to wait: per queue, an MCS tail and the queue's <em>candidate</em>; and for
- * the whole lock the <em>heir</em>, the count {@code queued}, and the handoff statistics.
+ * <p><b>State.</b> {@code state} is the lock word: bit {@link #LOCKED} while held, bit
+ * {@link #RESERVED} while the heir (below) forbids barging. Acquiring is a CAS on it, releasing
+ * a store. {@code owner} is the holding thread, written by the new owner right after its CAS and
+ * cleared before the release store; {@code holds} counts re-entries beyond the first. Both are
+ * plain fields touched only by the owner (a thread reading {@code owner} sees its own last write
+ * or a racing one, never its own stale {@code me}: that is all the owner checks need).
+ * Everything else lives in a {@link Waiters} record, created by the first thread that has to
+ * wait: per queue an MCS tail and the queue's <em>candidate</em>; for the whole lock the
+ * <em>heir</em>, the count {@code queued} and the turn of the queues.
  *
- * <p><b>Roles of a waiting thread.</b> A thread that fails the fast path does not spin: it
- * registers in {@code queued}, tries the flag once more, and appends its queue node to the MCS
- * queue of its NUMA node
- * (or socket). MCS order gives each queue one <em>candidate</em>: its head. Candidates do not
- * all compete: at most one of them, the <em>heir</em>, is awake and allowed to CAS the flag.
- * All other waiters are parked without timeout. When the heir takes the flag it leaves its
- * queue right away, passing the candidacy to its MCS successor (so a queue node is free as
- * soon as its thread owns the lock, and one node per thread suffices for every lock), clears
- * the heir, and records its queue in {@code ownerQueue}. This is a deviation from the paper,
- * where the MCS lock is held through the critical section; it keeps the paper's property that
- * one thread per node contends for the flag (here: one thread overall).
+ * <p><b>Roles of a waiting thread.</b> A thread that fails the fast path registers in
+ * {@code queued}, tries the lock once more and appends its node to the MCS queue of its NUMA
+ * node (or socket). MCS order gives each queue one candidate, its head. At most one candidate,
+ * the heir, is awake and competes for the lock; every other waiter is parked without a timeout.
+ * When the heir takes the lock it leaves its queue at once, passing the candidacy to its MCS
+ * successor (so one node per thread serves every lock), clears the heir slot and records its
+ * queue in {@code ownerQueue}. (The paper holds the MCS lock through the critical section; this
+ * keeps its property that one thread per node contends, here one thread overall.)
  *
- * <p><b>Choosing the heir.</b> Whoever releases a contended lock, or leaves the heir role,
- * calls {@link Waiters#wakeHeir}: if there is no heir it picks a candidate and installs it by
- * CAS on {@code heir}, then unparks it; if the heir exists and has announced that it is
- * parking, it unparks it. The pick prefers the queue whose turn it is (the NUMA node of the
- * last queued owner, recorded at lock time, never the node the unlocking thread happens to run
- * on now) until the turn has lasted {@link #LOCAL_HANDOFF_LIMIT} contended releases, then
- * moves round-robin to the next queue with a candidate. A picked node is
- * validated after the CAS (it must still belong to this lock and be a candidate); if it is
- * not, the CAS is undone and the pick retried, so a stale pick never blocks the heir slot.
+ * <p><b>Choosing the heir.</b> Whoever releases a contended lock, leaves the heir role, or
+ * becomes the first candidate of an empty queue while a barger owns the lock, calls
+ * {@link Waiters#wakeHeir}. If the slot holds a live heir that announced a park, it wakes it,
+ * once per park (the announcement is cleared by CAS). If the slot holds a node that is no
+ * longer a candidate of this lock (it acquired, or gave up, and the thread that installed it was
+ * slow), whoever sees that clears it and picks again: designation never depends on one thread
+ * being scheduled. If the slot is empty, it picks a candidate, installs it by CAS and unparks
+ * it. The pick prefers the queue whose turn it is (the queue of the last queued owner) until the
+ * turn has lasted {@link #TURN_NANOS}, then moves round-robin to the next queue with a candidate.
+ *
+ * <p><b>Competitive handoff, bounded in time.</b> Newcomers may barge: take a free lock by CAS
+ * ahead of the heir. That keeps running threads running, which is where the throughput of an
+ * unfair lock comes from, since waking a parked thread costs microseconds. The heir spins
+ * briefly, then parks; each futile wake-up doubles its spin budget (up to
+ * {@link #MAX_HEIR_SPINS}), so a heir that keeps losing to bargers costs its waker fewer
+ * unparks. Once it has been heir for {@link #PATIENCE_NANOS}, it sets {@link #RESERVED} on the
+ * held lock: the fast path ({@code CAS 0 -> LOCKED}) then fails for everybody, the release
+ * keeps the bit, and only the heir may take the lock ({@code CAS RESERVED -> LOCKED}). The heir
+ * is running or about to be: the lock is never given to a parked thread, so a convoy (a
+ * wake-up on the critical path) happens at most once per patience interval, not once every
+ * few acquisitions. A heir that gives up clears its reservation before it leaves.
  *
  * <p><b>Unlock and the benign race.</b> {@code unlock} of a lock whose {@code Waiters} is
- * absent, or whose {@code queued} is zero, stores null into {@code owner} with release
- * semantics and returns: no atomic instruction, no fence. The hint is read before the store,
- * so a thread that registers concurrently can be missed: it becomes heir, fails its CAS
- * because the store is not yet visible to it, and parks while nobody will wake it. Two things
- * recover from this, and neither costs the uncontended path anything:
+ * absent, or whose {@code queued} is zero, stores 0 into {@code state} with release semantics:
+ * no atomic instruction, no fence. The hint is read before the store, so a thread that
+ * registers concurrently can be missed: it becomes heir, fails its CAS because the store is
+ * not yet visible to it, and parks while nobody will wake it (the store may also erase a
+ * reservation set in that window; the heir sets it again). Two things recover from this, and
+ * neither costs the uncontended path anything:
  * <ol>
  * <li>the heir spins before it parks (when more than one carrier exists), so a release that was
  *     merely late is seen during the spin; and
@@ -75,66 +130,65 @@ import java.util.function.IntSupplier;
  *     starting at {@link #HEIR_PARK_MIN_NANOS} and doubling up to {@link #HEIR_PARK_MAX_NANOS}.
  *     A missed wake-up therefore costs at most one timeout, never liveness. When the owner came
  *     through a queue ({@code ownerQueue >= 0}, read after announcing the park) the heir parks
- *     without a timeout: such an owner resets {@code ownerQueue} with a volatile store before its
- *     fenced release and then reads {@code parked}, so by sequential consistency it sees the
- *     announcement. (Untimed parks also spare a virtual thread the timer a timed park needs.) Under the Java memory model
- *     the release store becomes visible eventually and a timed-out heir re-reads {@code owner}
- *     with volatile semantics; the JIT may move the hint read before the release store (a
- *     release store orders only earlier accesses), which widens the window by a few
- *     instructions and changes nothing in the argument.
+ *     without a timeout: such an owner is counted in {@code queued} until it resets
+ *     {@code ownerQueue} before its fenced release, so it takes the contended path and reads
+ *     {@code parked}. Under the Java memory model the release store becomes visible eventually
+ *     and a timed-out heir re-reads {@code state} with volatile semantics.
  * </ol>
- * Every other wake-up is exact. When {@code queued} is non-zero, or the owner came through a
- * queue, unlock takes the contended path: it releases with a volatile store (a full fence) and
- * then reads the heir state. The heir announces {@code parked} with a volatile store and then
- * re-reads {@code owner} with a volatile load. By sequential consistency of volatile accesses
+ * Every other wake-up is exact. When {@code queued} is non-zero, unlock takes the contended
+ * path: it clears {@link #LOCKED} with an atomic add (a full fence) and then reads the heir
+ * state. The heir announces {@code parked} with a volatile store and then re-reads
+ * {@code state} with a volatile load. By sequential consistency of synchronization actions
  * (JLS 17.4.4) either the unlocker sees {@code parked} and unparks the heir, or the heir sees
- * the lock free. Once a contended unlock has observed {@code queued > 0}, every later owner
- * acquires from a release that happens-after that observation, so it sees {@code queued > 0}
- * as well: only the very first owner after the lock becomes contended can miss a waiter.
- * Non-heir waiters are woken only by explicit designation (a CAS then an unpark, whose permit
- * is not lost if it precedes the park), so they can park without a timeout.
+ * the lock free. Non-heir waiters are woken only by designation (a CAS, then an unpark whose
+ * permit is not lost if it precedes the park), so they park without a timeout.
  *
- * <p><b>Bounded unfairness.</b> Newcomers may barge (take a free flag by CAS ahead of the
- * heir): competitive handoff keeps running threads running, which is where the throughput
- * comes from. Both limits below count <em>contended releases</em>, that is every release while
- * somebody waits, by queued owners and bargers alike, so barging is bounded by count, not only
- * in time. The heir is passed by at most {@link #HEIR_OVERTAKE_LIMIT} of them; then the
- * releasing owner transfers ownership to it directly, without ever freeing the flag, so no
- * barger can take it. A queue's turn lasts {@link #LOCAL_HANDOFF_LIMIT} contended releases;
- * the next heir is then picked from the next queue, round-robin, that has a candidate. So the
- * candidate of a queue becomes heir after at most {@code (queues - 1)} turns of the other
- * queues, each ending with the acquisition of that turn's last heir, and then acquires within
- * {@code HEIR_OVERTAKE_LIMIT} releases: at most
- * {@code (queues - 1) * (LOCAL_HANDOFF_LIMIT + HEIR_OVERTAKE_LIMIT + 1) + HEIR_OVERTAKE_LIMIT + 1}
- * acquisitions by other threads. Within its own queue a thread is served in FIFO order. Like
- * CNA's threshold, the turn trades a bounded amount of cross-node fairness for locality.
+ * <p><b>The fairness bound.</b> Let a candidate C of queue k wait. The heir of the queue being
+ * served reserves the lock after {@code PATIENCE_NANOS} as heir and then acquires within one
+ * critical section and its own scheduling delay. Heirs are picked from the serving queue only
+ * while its turn is younger than {@code TURN_NANOS}, so a turn lasts at most
+ * {@code TURN_NANOS + PATIENCE_NANOS} (plus those delays); then the pick moves round-robin,
+ * and C is picked after at most {@code queues - 1} turns, and acquires within
+ * {@code PATIENCE_NANOS} of that. Within its own queue a thread is served in FIFO order.
  *
  * <p><b>Cancellation.</b> A timed-out or interrupted waiter that is not yet a candidate marks
- * its node cancelled by CAS (racing the grant, which is a CAS too) and leaves it in the queue;
- * whoever passes the candidacy on skips cancelled nodes, releasing their MCS position on their
- * behalf. A cancelled node is never reused (its thread takes a fresh one), so no stale
- * reference can reach a later incarnation. A cancelling candidate passes its candidacy on,
- * gives up the heir role and calls {@code wakeHeir}, so no wake-up is lost. A cancelling heir
- * that was handed the lock at the same moment (its CAS lost to the handoff) owns the lock and
- * returns as if it had acquired it; an interrupted {@code lockInterruptibly} then returns
- * normally with the interrupt status set, as the {@link Lock} contract allows.
+ * its node cancelled by CAS (racing the grant of the candidacy, also a CAS) and leaves it in
+ * the queue; whoever passes the candidacy on skips cancelled nodes, releasing their MCS position
+ * on their behalf. A cancelled node is never reused (its thread takes a fresh one), so no stale
+ * reference can reach a later incarnation. A cancelling candidate clears its reservation,
+ * passes its candidacy on, gives up the heir role and calls {@code wakeHeir}, so no wake-up is
+ * lost.
+ *
+ * <p><b>Exceptions in the slow path.</b> The queue placement (user code for
+ * {@link #withPlacement}) is asked before the thread registers, so a placement that throws
+ * leaves the lock as it was. Between the swap of an MCS tail and the link from the predecessor
+ * there is no call that can grow the stack: a {@link StackOverflowError} there would leave the
+ * predecessor waiting for its successor forever. The same VarHandle access is performed once on
+ * the thread's own node just before the swap, so the frames it needs are known to fit; what
+ * remains is a stack overflow inside the VarHandle's own code between two identical accesses,
+ * which the JDK's {@code ReentrantLock} avoids with {@code @ReservedStackAccess}, an annotation
+ * user code cannot use.
  *
  * <p><b>Memory ordering.</b> Acquisition is a CAS with acquire semantics; the uncontended
- * release is a release store: that is exactly the happens-before edge {@link Lock} promises.
- * Queue links and roles ({@code next}, {@code status}, {@code heir}, {@code candidate} slots)
- * are accessed with volatile semantics, because each of them takes part in a store-then-load
- * handshake described above.
+ * release is a release store, and the contended one an atomic add: that is exactly the
+ * happens-before edge {@link Lock} promises. Queue links and roles ({@code next},
+ * {@code status}, {@code parked}, {@code heir}, candidate slots) are accessed with volatile
+ * semantics, because each takes part in one of the store-then-load handshakes above.
  */
 public class VnaLock implements Lock {
 
     /**
-     * Contended releases in one queue's turn: after this many, the heir is picked from the next
-     * queue (round-robin) that has a candidate.
+     * How long a heir lets newcomers barge before it reserves the lock for itself: 1 ms, the
+     * default of the Linux kernel's compact NUMA-aware lock ({@code numa_spinlock_threshold_ns}).
+     * Barging keeps running threads running; this bounds what it costs the waiter it overtakes.
      */
-    public static final int LOCAL_HANDOFF_LIMIT = 64;
+    public static final long PATIENCE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    /** Contended releases that may pass the heir by before it is handed the lock directly. */
-    public static final int HEIR_OVERTAKE_LIMIT = 16;
+    /**
+     * How long one queue (NUMA node) may keep the heir role before the next queue with a
+     * waiter, round-robin, gets its turn.
+     */
+    public static final long TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     /** The heir's first park timeout; it doubles on each timed-out park. */
     static final long HEIR_PARK_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -142,15 +196,25 @@ public class VnaLock implements Lock {
     /** The largest park timeout of the heir. */
     static final long HEIR_PARK_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(64);
 
-    private static final int SPINS = 128;
-    private static final int PLATFORM_SPINS = Runtime.getRuntime().availableProcessors() > 1 ? SPINS : 0;
-    private static final int VIRTUAL_SPINS = virtualCarriers() > 1 ? SPINS : 0;
+    /** Lock word bits. */
+    static final int LOCKED = 1;
+    static final int RESERVED = 2;
+
+    /** The heir's first spin budget, in {@code onSpinWait} polls; it doubles after each futile wake-up. */
+    static final int HEIR_SPINS = 128;
+    /** The largest spin budget of the heir (tens of microseconds). */
+    static final int MAX_HEIR_SPINS = 1 << 12;
+
+    private static final boolean PLATFORM_MAY_SPIN = Runtime.getRuntime().availableProcessors() > 1;
+    private static final boolean VIRTUAL_MAY_SPIN = virtualCarriers() > 1;
 
     private static final byte PER_NODE = 0;
     private static final byte PER_SOCKET = 1;
     private static final byte CUSTOM = 2;
 
-    /** The owning thread; null when the lock is free. Accessed through {@link #OWNER}. */
+    /** The lock word: {@link #LOCKED} and {@link #RESERVED} bits. Accessed through {@link #STATE}. */
+    private int state;
+    /** The owning thread, or null; written and cleared by the owner only. */
     private Thread owner;
     /** Re-entries beyond the first; written and read by the owner only. */
     private int holds;
@@ -160,7 +224,12 @@ public class VnaLock implements Lock {
     private final QueuePlacement placement;
     private final byte mode;
 
-    /** Creates a lock with one waiting queue per NUMA node of {@link Topology#current()}. */
+    /**
+     * Creates a lock with one waiting queue per NUMA node of {@link Topology#current()}.
+     *
+     * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed (the message
+     *         quotes it and names the problem)
+     */
     public VnaLock() {
         this(PER_NODE, null);
     }
@@ -168,16 +237,23 @@ public class VnaLock implements Lock {
     private VnaLock(byte mode, QueuePlacement placement) {
         this.mode = mode;
         this.placement = placement;
+        queueCount(); // resolves the topology now: a bad spec fails here, never inside lock()
     }
 
-    /** Creates a lock with one waiting queue per socket (the paper's VNA_2_Q). */
+    /**
+     * Creates a lock with one waiting queue per socket (the paper's VNA_2_Q).
+     *
+     * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
+     */
     public static VnaLock perSocket() {
         return new VnaLock(PER_SOCKET, null);
     }
 
     /**
      * Creates a lock whose waiting queues are chosen by {@code placement}, for applications that
-     * know where their threads run better than {@code sched_getcpu} does, and for tests.
+     * know where their threads run better than {@code sched_getcpu} does, and for tests. An
+     * exception thrown by {@link QueuePlacement#currentQueue()} propagates out of the acquiring
+     * call and leaves the lock as it was.
      */
     public static VnaLock withPlacement(QueuePlacement placement) {
         Objects.requireNonNull(placement, "placement");
@@ -200,27 +276,33 @@ public class VnaLock implements Lock {
 
     @Override
     public void lock() {
-        Thread me = Thread.currentThread();
-        if (!tryAcquireFree(me)) {
-            acquireUninterruptibly(me);
+        if (!tryAcquireFree()) {
+            acquireUninterruptibly(Thread.currentThread());
+        } else {
+            owner = Thread.currentThread();
         }
     }
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        Thread me = Thread.currentThread();
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        if (!tryAcquireFree(me)) {
-            acquireSlow(me, true, false, 0L);
+        if (tryAcquireFree()) {
+            owner = Thread.currentThread();
+        } else {
+            acquireSlow(Thread.currentThread(), true, false, 0L);
         }
     }
 
     @Override
     public boolean tryLock() {
         Thread me = Thread.currentThread();
-        return tryAcquireFree(me) || reenter(me);
+        if (tryAcquireFree()) {
+            owner = me;
+            return true;
+        }
+        return reenter(me);
     }
 
     @Override
@@ -230,7 +312,8 @@ public class VnaLock implements Lock {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        if (tryAcquireFree(me)) {
+        if (tryAcquireFree()) {
+            owner = me;
             return true;
         }
         if (nanos <= 0L) {
@@ -241,7 +324,7 @@ public class VnaLock implements Lock {
 
     @Override
     public void unlock() {
-        if ((Thread) OWNER.get(this) != Thread.currentThread()) {
+        if (owner != Thread.currentThread()) {
             throw notOwner("unlock");
         }
         if (holds != 0) {
@@ -253,9 +336,10 @@ public class VnaLock implements Lock {
 
     /** Releases a lock held once by the current thread. */
     private void release() {
+        owner = null;
         Waiters w = (Waiters) WAITERS.getOpaque(this);
         if (w == null || w.quiet()) {
-            OWNER.setRelease(this, null);
+            STATE.setRelease(this, 0);
         } else {
             releaseContended(w);
         }
@@ -275,17 +359,17 @@ public class VnaLock implements Lock {
 
     /** Whether the current thread holds this lock. */
     public boolean isHeldByCurrentThread() {
-        return (Thread) OWNER.getVolatile(this) == Thread.currentThread();
+        return owner == Thread.currentThread();
     }
 
     /** Whether any thread holds this lock; for monitoring, not for synchronization. */
     public boolean isLocked() {
-        return OWNER.getVolatile(this) != null;
+        return ((int) STATE.getVolatile(this) & LOCKED) != 0;
     }
 
     /** The owner, or null; a snapshot for monitoring. */
     protected Thread getOwner() {
-        return (Thread) OWNER.getVolatile(this);
+        return isLocked() ? owner : null;
     }
 
     /** Whether some thread may be waiting to acquire this lock; a snapshot for monitoring. */
@@ -329,12 +413,23 @@ public class VnaLock implements Lock {
 
     // ------------------------------------------------------------------ acquisition
 
-    private boolean tryAcquireFree(Thread me) {
-        return (Thread) OWNER.compareAndExchangeAcquire(this, (Thread) null, me) == null;
+    /** The fast path: takes a free, unreserved lock. The caller then writes {@code owner}. */
+    private boolean tryAcquireFree() {
+        return STATE.compareAndSet(this, 0, LOCKED);
+    }
+
+    /** The heir's acquisition: also takes a reserved lock, and clears the reservation. */
+    private boolean tryAcquireAsHeir(Thread me) {
+        int s = (int) STATE.getVolatile(this);
+        if ((s & LOCKED) == 0 && STATE.compareAndSet(this, s, LOCKED)) {
+            owner = me;
+            return true;
+        }
+        return false;
     }
 
     private boolean reenter(Thread me) {
-        if ((Thread) OWNER.get(this) != me) {
+        if (owner != me) {
             return false;
         }
         if (holds == Integer.MAX_VALUE - 1) {
@@ -353,15 +448,18 @@ public class VnaLock implements Lock {
         if (reenter(me)) {
             return true;
         }
+        Waiters w = waitersOrInflate();
+        // Ask the placement (user code, which may throw) before anything changes.
+        int n = w.queueCount == 1 ? 0 : Math.floorMod(currentQueue(), w.queueCount);
         // No spinning here: only the heir spins (futile-wakeup throttling). Spinning newcomers
         // mostly burn carriers while the owner is descheduled, e.g. yielding inside.
-        Waiters w = waitersOrInflate();
         w.register();
-        if (tryAcquireFree(me)) {
+        if (tryAcquireFree()) {
+            owner = me;
             w.unregister();
             return true;
         }
-        return queue(me, w, QNode.forCurrentThread(me), interruptible, timed, deadline);
+        return queue(me, w, n, QNode.forCurrentThread(me), interruptible, timed, deadline);
     }
 
     private void acquireUninterruptibly(Thread me) {
@@ -372,20 +470,18 @@ public class VnaLock implements Lock {
         }
     }
 
-    private boolean queue(Thread me, Waiters w, QNode q, boolean interruptible, boolean timed, long deadline)
-            throws InterruptedException {
-        int n = Math.floorMod(currentQueue(), w.queueCount);
+    private boolean queue(Thread me, Waiters w, int n, QNode q, boolean interruptible, boolean timed,
+                          long deadline) throws InterruptedException {
         q.prepare(w, n);
         boolean interrupted = false;
         try {
-            QNode pred = w.swapTail(n, q);
+            QNode pred = w.enqueue(n, q);
             if (pred == null) {
                 q.becomeCandidate(w, n);
                 if (w.ownerQueue() < 0) {
                     w.wakeHeir(me);
                 }
             } else {
-                QNode.NEXT.setVolatile(pred, q);
                 int outcome = awaitCandidacy(w, q, interruptible, timed, deadline);
                 if (outcome == GAVE_UP) {
                     return false;
@@ -431,27 +527,30 @@ public class VnaLock implements Lock {
     }
 
     /**
-     * The candidate's loop: parked until made heir (or handed the lock); as heir, spin
-     * briefly, announce the park, re-check and park with a timeout.
+     * The candidate's loop: parked until made heir; as heir, spin, reserve the lock once
+     * patience runs out, announce the park, re-check and park.
      */
     private int competeAsCandidate(Thread me, Waiters w, QNode q, boolean interruptible, boolean timed,
                                    long deadline, boolean interrupted) throws InterruptedException {
         long heirPark = HEIR_PARK_MIN_NANOS;
+        long heirSince = 0L;
+        int spins = mayspin(me) ? HEIR_SPINS : 0;
         for (;;) {
-            if ((int) QNode.STATUS.getVolatile(q) == QNode.HANDED) {
-                awaitHandedOwnership(me);
-                becomeOwner(w, q);
-                return interrupted ? INTERRUPTED_BUT_CONTINUE : PROCEED;
-            }
             long nanos = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
             boolean heir = w.heir() == q;
             if (heir) {
-                if (spinForFlag(me)) {
+                if (spinForLock(me, spins)) {
                     becomeOwner(w, q);
                     return interrupted ? INTERRUPTED_BUT_CONTINUE : PROCEED;
                 }
+                long now = System.nanoTime();
+                if (heirSince == 0L) {
+                    heirSince = now;
+                } else if (now - heirSince >= PATIENCE_NANOS) {
+                    reserve();
+                }
                 QNode.PARKED.setVolatile(q, true);
-                if (OWNER.getVolatile(this) == null && tryAcquireFree(me)) {
+                if (tryAcquireAsHeir(me)) {
                     QNode.PARKED.setOpaque(q, false);
                     becomeOwner(w, q);
                     return interrupted ? INTERRUPTED_BUT_CONTINUE : PROCEED;
@@ -459,9 +558,6 @@ public class VnaLock implements Lock {
             }
             if (nanos <= 0L || (interrupted && interruptible)) {
                 QNode.PARKED.setOpaque(q, false);
-                if (!q.cancelCandidate()) {
-                    continue; // handed the lock while giving up: it is ours
-                }
                 leaveAsCandidate(me, w, q);
                 return giveUp(interruptible, interrupted);
             }
@@ -469,13 +565,14 @@ public class VnaLock implements Lock {
                 // The owner may have read a stale "quiet" hint: park with the recovery timeout.
                 park(Math.min(nanos, heirPark));
                 heirPark = Math.min(heirPark << 1, HEIR_PARK_MAX_NANOS);
-                QNode.PARKED.setOpaque(q, false);
-            } else if (heir) {
-                // A queued owner always releases through the fenced path and will see PARKED.
-                park(nanos);
-                QNode.PARKED.setOpaque(q, false);
             } else {
+                // A queued owner always releases through the fenced path and will see PARKED;
+                // a candidate that is not heir is woken by its designation.
                 park(nanos);
+            }
+            if (heir) {
+                QNode.PARKED.setOpaque(q, false);
+                spins = Math.min((spins << 1) | 1, mayspin(me) ? MAX_HEIR_SPINS : 0);
             }
             if (Thread.interrupted()) {
                 interrupted = true;
@@ -483,29 +580,36 @@ public class VnaLock implements Lock {
         }
     }
 
-    private boolean spinForFlag(Thread me) {
-        if (tryAcquireFree(me)) {
+    private boolean spinForLock(Thread me, int spins) {
+        if (tryAcquireAsHeir(me)) {
             return true;
         }
-        for (int i = spinsFor(me); i > 0; i--) {
+        for (int i = spins; i > 0; i--) {
             Thread.onSpinWait();
-            if (OWNER.getOpaque(this) == null && tryAcquireFree(me)) {
+            if (((int) STATE.getOpaque(this) & LOCKED) == 0 && tryAcquireAsHeir(me)) {
                 return true;
             }
         }
         return false;
     }
 
-    /**
-     * A handoff is two steps by the releaser: the CAS that makes the node HANDED (arbitrating
-     * against the heir's cancellation), then the store of the new owner. The heir can see the
-     * first before the second; it waits for the second, which follows within a few
-     * instructions and no blocking call. (Storing the owner first would be wrong: a heir that
-     * cancelled in the meantime and retried at once would see itself as owner and re-enter.)
-     */
-    private void awaitHandedOwnership(Thread me) {
-        for (int spins = 0; (Thread) OWNER.getVolatile(this) != me; spins++) {
-            pauseBriefly(spins);
+    /** Sets {@link #RESERVED} on a held lock: from its release on, only the heir may take it. */
+    private void reserve() {
+        for (;;) {
+            int s = (int) STATE.getVolatile(this);
+            if (s != LOCKED || STATE.compareAndSet(this, s, s | RESERVED)) {
+                return; // free (the heir will take it), already reserved, or now reserved
+            }
+        }
+    }
+
+    /** Called by a heir that gives up: the lock becomes free for everybody again. */
+    private void clearReservation() {
+        for (;;) {
+            int s = (int) STATE.getVolatile(this);
+            if ((s & RESERVED) == 0 || STATE.compareAndSet(this, s, s & ~RESERVED)) {
+                return;
+            }
         }
     }
 
@@ -515,14 +619,14 @@ public class VnaLock implements Lock {
      * carrier or CPU, gets to run.
      */
     static void pauseBriefly(int spins) {
-        if (spins < SPINS) {
+        if (spins < HEIR_SPINS) {
             Thread.onSpinWait();
         } else {
             Thread.yield();
         }
     }
 
-    /** Bookkeeping of a queued thread that now owns the flag (by its own CAS or by handoff). */
+    /** Bookkeeping of a queued thread that now owns the lock. */
     private void becomeOwner(Waiters w, QNode q) {
         int n = q.queue;
         q.retire();
@@ -532,7 +636,11 @@ public class VnaLock implements Lock {
     }
 
     /** A cancelling candidate gives its roles away so that no wake-up is lost. */
-    private static void leaveAsCandidate(Thread me, Waiters w, QNode q) {
+    private void leaveAsCandidate(Thread me, Waiters w, QNode q) {
+        if (w.heir() == q) {
+            clearReservation(); // only the heir reserves, and only its own turn
+        }
+        q.cancelCandidate();
         w.passCandidacy(q.queue, q);
         w.clearHeir(q);
         w.unregister();
@@ -547,17 +655,11 @@ public class VnaLock implements Lock {
         return GAVE_UP;
     }
 
+    /** The fenced release: clears LOCKED (keeping a reservation), then makes sure a heir competes. */
     private void releaseContended(Waiters w) {
         w.forgetQueuedOwner();
-        w.streak++;
-        QNode h = w.heir();
-        if (h != null && ++h.overtakes >= HEIR_OVERTAKE_LIMIT && h.tryHandOff(w)) {
-            OWNER.setVolatile(this, h.thread);
-            LockSupport.unpark(h.thread);
-            return;
-        }
-        OWNER.setVolatile(this, null);
-        w.wakeHeir(Thread.currentThread());
+        STATE.getAndAdd(this, -LOCKED);
+        w.wakeHeir(null);
     }
 
     // ------------------------------------------------------------------ helpers
@@ -578,8 +680,8 @@ public class VnaLock implements Lock {
         };
     }
 
-    private static int spinsFor(Thread me) {
-        return me.isVirtual() ? VIRTUAL_SPINS : PLATFORM_SPINS;
+    private static boolean mayspin(Thread me) {
+        return me.isVirtual() ? VIRTUAL_MAY_SPIN : PLATFORM_MAY_SPIN;
     }
 
     private static int virtualCarriers() {
@@ -619,7 +721,7 @@ public class VnaLock implements Lock {
 
     /** Releases every hold of the owner; returns the hold count to restore. */
     int releaseFully(String action) {
-        if ((Thread) OWNER.get(this) != Thread.currentThread()) {
+        if (owner != Thread.currentThread()) {
             throw notOwner(action);
         }
         int saved = holds + 1;
@@ -630,15 +732,12 @@ public class VnaLock implements Lock {
 
     /** Re-acquires after a condition wait, uninterruptibly, restoring {@code saved} holds. */
     void reacquire(int saved) {
-        Thread me = Thread.currentThread();
-        if (!tryAcquireFree(me)) {
-            acquireUninterruptibly(me);
-        }
+        lock();
         holds = saved - 1;
     }
 
     void checkOwner(String action) {
-        if ((Thread) OWNER.get(this) != Thread.currentThread()) {
+        if (owner != Thread.currentThread()) {
             throw notOwner(action);
         }
     }
@@ -651,14 +750,13 @@ public class VnaLock implements Lock {
      * owns the lock); a cancelled node is abandoned and never reused.
      *
      * <p>Status moves WAITING -> CANDIDATE (granted by the MCS predecessor, or at once on an
-     * empty queue) -> HANDED (direct handoff) -> DONE, or from WAITING or CANDIDATE to CANCELLED.
-     * {@code waiters} is the lock the node is queued in and is null once DONE, so "waiters == w
-     * and status == CANDIDATE", read in that order, proves the node is a live candidate of w.
+     * empty queue) -> DONE, or from WAITING or CANDIDATE to CANCELLED. {@code waiters} is the
+     * lock the node is queued in and is null once DONE, so "waiters == w and status ==
+     * CANDIDATE", read in that order, proves the node is a live candidate of w.
      */
     static final class QNode {
         static final int WAITING = 0;
         static final int CANDIDATE = 1;
-        static final int HANDED = 2;
         static final int CANCELLED = 3;
         static final int DONE = 4;
 
@@ -667,8 +765,6 @@ public class VnaLock implements Lock {
         final Thread thread;
         /** The queue index; written before the node is published by the tail swap. */
         int queue;
-        /** Contended releases that passed this node by while it was heir; written by owners. */
-        int overtakes;
         private QNode next;            // NEXT
         private int status;            // STATUS
         private boolean parked;        // PARKED
@@ -689,7 +785,6 @@ public class VnaLock implements Lock {
 
         void prepare(Waiters w, int n) {
             queue = n;
-            overtakes = 0;
             NEXT.set(this, null);
             PARKED.set(this, false);
             STATUS.set(this, WAITING);
@@ -709,17 +804,20 @@ public class VnaLock implements Lock {
             return STATUS.compareAndSet(this, WAITING, CANCELLED);
         }
 
-        boolean cancelCandidate() {
-            return STATUS.compareAndSet(this, CANDIDATE, CANCELLED);
-        }
-
-        /** Only the owner of w calls this; a live candidate of w cannot leave w meanwhile. */
-        boolean tryHandOff(Waiters w) {
-            return QUEUED_IN.getVolatile(this) == w && STATUS.compareAndSet(this, CANDIDATE, HANDED);
+        /** Only the candidate's own thread moves it out of CANDIDATE. */
+        void cancelCandidate() {
+            STATUS.setVolatile(this, CANCELLED);
         }
 
         boolean isCandidateOf(Waiters w) {
             return QUEUED_IN.getVolatile(this) == w && (int) STATUS.getVolatile(this) == CANDIDATE;
+        }
+
+        /** Wakes the thread if it announced a park; at most once per announcement. */
+        void unparkIfParked() {
+            if ((boolean) PARKED.getVolatile(this) && PARKED.compareAndSet(this, true, false)) {
+                LockSupport.unpark(thread);
+            }
         }
 
         void retire() {
@@ -769,9 +867,9 @@ public class VnaLock implements Lock {
         int queued;
         /** Queue of the owner if it came through a queue, else -1; written under the lock. */
         int ownerQueue = -1;
-        /** The queue whose turn it is, and the contended releases since its turn began. */
+        /** The queue whose turn it is, and when its turn began (nanoTime); written under the lock. */
         int servingQueue;
-        int streak;
+        long turnStart;
     }
 
     /** 128 bytes of padding after the hot fields. */
@@ -833,12 +931,12 @@ public class VnaLock implements Lock {
             return (int) OWNER_QUEUE.getVolatile(this);
         }
 
-        /** Called by a queued thread that now owns the lock; a new queue's turn starts. */
+        /** Called by a queued thread that now owns the lock; a new queue's turn may start. */
         void recordQueuedOwner(int n) {
             OWNER_QUEUE.setVolatile(this, n);
-            if (n != servingQueue) {
-                servingQueue = n;
-                streak = 0;
+            if (queueCount > 1 && n != (int) SERVING_QUEUE.getOpaque(this)) {
+                TURN_START.setOpaque(this, System.nanoTime());
+                SERVING_QUEUE.setOpaque(this, n);
             }
         }
 
@@ -850,8 +948,18 @@ public class VnaLock implements Lock {
             }
         }
 
-        QNode swapTail(int n, QNode q) {
-            return (QNode) SLOTS.getAndSet(slots, tailIndex(n), q);
+        /**
+         * Appends q to queue n and links it behind its predecessor, which it returns (null if
+         * the queue was empty). Nothing between the swap and the link can grow the stack: the
+         * link's VarHandle access is performed once on q itself just before the swap.
+         */
+        QNode enqueue(int n, QNode q) {
+            QNode.NEXT.setVolatile(q, null);
+            QNode pred = (QNode) SLOTS.getAndSet(slots, tailIndex(n), q);
+            if (pred != null) {
+                QNode.NEXT.setVolatile(pred, q);
+            }
+            return pred;
         }
 
         void setCandidate(int n, QNode q) {
@@ -884,38 +992,41 @@ public class VnaLock implements Lock {
         }
 
         /**
-         * Makes sure a candidate competes: unparks the heir if it announced a park, or, when
-         * there is no heir, designates one (validated after the CAS) and unparks it.
+         * Makes sure a candidate competes: wakes the heir if it announced a park; clears a heir
+         * that is no longer a candidate (whoever installed it may be descheduled) and picks
+         * again; or, when there is no heir, designates one and unparks it.
          */
         void wakeHeir(Thread me) {
             for (;;) {
                 QNode h = heir();
                 if (h != null) {
-                    if ((boolean) QNode.PARKED.getVolatile(h)) {
-                        LockSupport.unpark(h.thread);
+                    if (h.isCandidateOf(this)) {
+                        h.unparkIfParked();
+                        return;
                     }
-                    return;
+                    HEIR.compareAndSet(this, h, null); // stale: acquired or gave up
+                    continue;
                 }
                 QNode c = pickCandidate();
                 if (c == null) {
                     return;
                 }
                 if (HEIR.compareAndSet(this, null, c)) {
-                    if (c.isCandidateOf(this)) {
-                        if (c.thread != me) {
-                            LockSupport.unpark(c.thread);
-                        }
-                        return;
+                    if (c.thread != me) {
+                        LockSupport.unpark(c.thread);
                     }
-                    HEIR.compareAndSet(this, c, null);
+                    return;
                 }
             }
         }
 
-        /** The serving queue's candidate while its streak lasts, else the next queue's, round-robin. */
+        /** The serving queue's candidate while its turn lasts, else the next queue's, round-robin. */
         private QNode pickCandidate() {
-            int serving = servingQueue;
-            if (streak < LOCAL_HANDOFF_LIMIT) {
+            if (queueCount == 1) {
+                return candidateOf(0);
+            }
+            int serving = (int) SERVING_QUEUE.getOpaque(this);
+            if (System.nanoTime() - (long) TURN_START.getOpaque(this) < TURN_NANOS) {
                 QNode c = candidateOf(serving);
                 if (c != null) {
                     return c;
@@ -940,6 +1051,8 @@ public class VnaLock implements Lock {
         static final VarHandle HEIR;
         static final VarHandle QUEUED;
         static final VarHandle OWNER_QUEUE;
+        static final VarHandle SERVING_QUEUE;
+        static final VarHandle TURN_START;
 
         static {
             try {
@@ -947,24 +1060,26 @@ public class VnaLock implements Lock {
                 HEIR = l.findVarHandle(WaitersHot.class, "heir", QNode.class);
                 QUEUED = l.findVarHandle(WaitersHot.class, "queued", int.class);
                 OWNER_QUEUE = l.findVarHandle(WaitersHot.class, "ownerQueue", int.class);
+                SERVING_QUEUE = l.findVarHandle(WaitersHot.class, "servingQueue", int.class);
+                TURN_START = l.findVarHandle(WaitersHot.class, "turnStart", long.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
         }
     }
 
-    static final VarHandle OWNER;
+    static final VarHandle STATE;
     static final VarHandle WAITERS;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
-            OWNER = l.findVarHandle(VnaLock.class, "owner", Thread.class);
+            STATE = l.findVarHandle(VnaLock.class, "state", int.class);
             WAITERS = l.findVarHandle(VnaLock.class, "waiters", Waiters.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
-        // Load LockSupport early to avoid class loading in the middle of a handoff.
+        // Load LockSupport early to avoid class loading in the middle of a wake-up.
         Class<?> ensureLoaded = LockSupport.class;
     }
 }
