@@ -448,6 +448,7 @@ public class VnaLock implements Lock {
         if (reenter(me)) {
             return true;
         }
+        LockDiagnostics.slowPath();
         Waiters w = waitersOrInflate();
         // Ask the placement (user code, which may throw) before anything changes.
         int n = w.queueCount == 1 ? 0 : Math.floorMod(currentQueue(), w.queueCount);
@@ -597,8 +598,12 @@ public class VnaLock implements Lock {
     private void reserve() {
         for (;;) {
             int s = (int) STATE.getVolatile(this);
-            if (s != LOCKED || STATE.compareAndSet(this, s, s | RESERVED)) {
-                return; // free (the heir will take it), already reserved, or now reserved
+            if (s != LOCKED) {
+                return; // free (the heir will take it) or already reserved
+            }
+            if (STATE.compareAndSet(this, s, s | RESERVED)) {
+                LockDiagnostics.reservation();
+                return;
             }
         }
     }
@@ -628,6 +633,7 @@ public class VnaLock implements Lock {
 
     /** Bookkeeping of a queued thread that now owns the lock. */
     private void becomeOwner(Waiters w, QNode q) {
+        LockDiagnostics.queuedAcquisition();
         int n = q.queue;
         q.retire();
         w.clearHeir(q);
@@ -665,6 +671,7 @@ public class VnaLock implements Lock {
     // ------------------------------------------------------------------ helpers
 
     private void park(long nanos) {
+        LockDiagnostics.park();
         if (nanos == Long.MAX_VALUE) {
             LockSupport.park(this);
         } else {
@@ -816,6 +823,7 @@ public class VnaLock implements Lock {
         /** Wakes the thread if it announced a park; at most once per announcement. */
         void unparkIfParked() {
             if ((boolean) PARKED.getVolatile(this) && PARKED.compareAndSet(this, true, false)) {
+                LockDiagnostics.unpark();
                 LockSupport.unpark(thread);
             }
         }
@@ -1013,6 +1021,7 @@ public class VnaLock implements Lock {
                 }
                 if (HEIR.compareAndSet(this, null, c)) {
                     if (c.thread != me) {
+                        LockDiagnostics.unpark();
                         LockSupport.unpark(c.thread);
                     }
                     return;

@@ -194,6 +194,72 @@ class VnaLockContendedPathTest {
         return new Result(done.get(), maxWait.get(), hammerAcquisitions.get());
     }
 
+    /**
+     * A heir kept waiting longer than {@link VnaLock#PATIENCE_NANOS} reserves the lock: once
+     * released, the lock is free but nobody else may take it, not even by tryLock, and the heir
+     * gets it.
+     */
+    @Test
+    void aHeirThatRanOutOfPatienceReservesTheLock() throws Exception {
+        VnaLock lock = VnaLock.withPlacement(1, () -> 0);
+        lock.lock();
+        AtomicBoolean acquired = new AtomicBoolean();
+        Thread waiter = Thread.ofPlatform().start(() -> {
+            lock.lock();
+            acquired.set(true);
+            lock.unlock();
+        });
+        VnaLockTest.awaitCondition(() -> ((int) VnaLock.STATE.getVolatile(lock) & VnaLock.RESERVED) != 0,
+                "the heir to reserve the lock");
+        lock.unlock();
+        AtomicBoolean bargedIn = new AtomicBoolean();
+        Thread barger = Thread.ofPlatform().start(() -> {
+            if (lock.tryLock()) { // legitimate only if the heir already came and went
+                bargedIn.set(!acquired.get());
+                lock.unlock();
+            }
+        });
+        barger.join();
+        assertFalse(bargedIn.get(), "tryLock took a reserved lock");
+        waiter.join(TimeUnit.SECONDS.toMillis(10));
+        assertTrue(acquired.get());
+        assertEquals(0, (int) VnaLock.STATE.getVolatile(lock), "the reservation outlived the heir");
+    }
+
+    /** A heir that reserved the lock and then times out leaves it free for everybody. */
+    @Test
+    void aHeirThatGivesUpClearsItsReservation() throws Exception {
+        VnaLock lock = VnaLock.withPlacement(1, () -> 0);
+        lock.lock();
+        AtomicBoolean timedOut = new AtomicBoolean();
+        Thread waiter = Thread.ofPlatform().start(() -> {
+            try {
+                timedOut.set(!lock.tryLock(200, TimeUnit.MILLISECONDS));
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        VnaLockTest.awaitCondition(() -> ((int) VnaLock.STATE.getVolatile(lock) & VnaLock.RESERVED) != 0,
+                "the heir to reserve the lock");
+        waiter.join();
+        assertTrue(timedOut.get());
+        assertEquals(VnaLock.LOCKED, (int) VnaLock.STATE.getVolatile(lock), "the reservation outlived the heir");
+        lock.unlock();
+        AtomicBoolean taken = new AtomicBoolean();
+        Thread other = Thread.ofPlatform().start(() -> taken.set(lock.tryLock()));
+        other.join();
+        assertTrue(taken.get(), "a free lock was not taken by tryLock after the heir left");
+    }
+
+    /** Without {@code -Dnumaloom.diagnostics=true} nothing is counted (see LockDiagnosticsTest for counting). */
+    @Test
+    void diagnosticsAreOffByDefault() throws Exception {
+        VnaLock lock = VnaLock.withPlacement(1, () -> 0);
+        inflate(lock);
+        assertFalse(LockDiagnostics.enabled());
+        assertEquals(new LockDiagnostics.Counts(0, 0, 0, 0, 0), LockDiagnostics.snapshot());
+    }
+
     /** Creates the lock's Waiters record by one timed-out contended attempt. */
     static void inflate(VnaLock lock) throws InterruptedException {
         lock.lock();

@@ -71,6 +71,9 @@ public record BenchDefinition(int index, String id, WorkloadKind kind, String ti
         if (!topology.isEmpty()) {
             args.add("-D" + io.numaloom.topology.Topology.PROPERTY + "=" + topology);
         }
+        if (payload.path("diagnostics").asBoolean(false)) {
+            args.add("-D" + io.numaloom.LockDiagnostics.PROPERTY + "=true");
+        }
         args.addAll(jvmArgs);
         return List.copyOf(args);
     }

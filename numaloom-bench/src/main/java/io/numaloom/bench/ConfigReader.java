@@ -70,6 +70,9 @@ public final class ConfigReader {
             Field.longField("remotePenaltyNs", 0, 0L, "NUMA cost model: spin this long when the previous holder ran on another node"),
             Field.stringField("topology", "", "numaloom.topology of the measured JVMs, e.g. \"nodes=2\"; empty for the detected one"),
             Field.boolField("recordLatency", true, "record acquire latency (two System.nanoTime() calls per acquisition)"),
+            Field.boolField("diagnostics", false, "count VnaLock's contended-path events (io.numaloom.LockDiagnostics: slow paths, "
+                    + "parks, wake-ups, queued acquisitions, reservations) and report them per operation; costs the contended path a "
+                    + "counter increment per event"),
             Field.stringsField("jvmArgs", List.of("-XX:+UseParallelGC", "-Xms1g", "-Xmx1g"), "extra arguments of the measured JVMs"),
             Field.intField("timeoutSeconds", 1, 600, "the longest one round may take before the point fails"));
 

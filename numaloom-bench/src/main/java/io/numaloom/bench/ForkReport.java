@@ -1,6 +1,7 @@
 package io.numaloom.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.numaloom.LockDiagnostics;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -31,10 +32,12 @@ import java.util.zip.DataFormatException;
  * @param cpuSource           where the node of a thread came from ({@code CurrentCpu.source()})
  * @param topology            the topology the JVM saw, one line
  * @param error               the failure that ended the fork, or null
+ * @param diagnostics         VnaLock's contended-path counts over the measured rounds, or null when
+ *                            {@code -Dnumaloom.diagnostics} is off
  */
 public record ForkReport(long pid, long operationsPerRound, List<Double> jain, List<Double> minMax, String latency,
                          long handoffs, long localHandoffs, String placement, String cpuSource, String topology,
-                         String error) {
+                         String error, LockDiagnostics.Counts diagnostics) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 

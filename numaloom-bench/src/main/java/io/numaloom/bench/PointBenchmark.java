@@ -1,5 +1,6 @@
 package io.numaloom.bench;
 
+import io.numaloom.LockDiagnostics;
 import io.numaloom.bench.workloads.RoundContext;
 import io.numaloom.bench.workloads.Workload;
 import io.numaloom.bench.workloads.WorkloadKind;
@@ -58,6 +59,8 @@ public class PointBenchmark {
     private Histogram latency;
     private long handoffs;
     private long localHandoffs;
+    private LockDiagnostics.Counts diagnosticsAtStart;
+    private LockDiagnostics.Counts diagnostics;
     /** The first failure of this fork; a later report keeps it. */
     private String error;
 
@@ -83,6 +86,7 @@ public class PointBenchmark {
             RoundContext context = new RoundContext(spec.threads(), spec.lock(), spec.remotePenaltyNs());
             execution = new Execution(workload.newRound(context), spec.threads(), placement, spec.recordLatency());
             execution.start();
+            diagnosticsAtStart = LockDiagnostics.snapshot();
         } catch (RuntimeException | Error e) {
             report(e);
             throw e;
@@ -104,6 +108,10 @@ public class PointBenchmark {
         guarded(() -> {
             Execution.Outcome outcome = execution.finish();
             execution = null;
+            if (measuring && LockDiagnostics.enabled()) {
+                LockDiagnostics.Counts round = LockDiagnostics.snapshot().minus(diagnosticsAtStart);
+                diagnostics = diagnostics == null ? round : diagnostics.plus(round);
+            }
             if (measuring) {
                 operationsPerRound = outcome.operations();
                 jain.add(outcome.jainIndex());
@@ -152,7 +160,7 @@ public class PointBenchmark {
         ForkReport report = new ForkReport(ProcessHandle.current().pid(), operationsPerRound, List.copyOf(jain),
                 List.copyOf(minMax), ForkReport.encode(latency), handoffs, localHandoffs,
                 placement == null ? "" : placement.description(), CurrentCpu.source() + ": " + CurrentCpu.sourceReason(),
-                topologyLine, error);
+                topologyLine, error, diagnostics);
         try {
             report.writeTo(Path.of(spec.sidecarDir()));
         } catch (IOException e) {

@@ -1,6 +1,7 @@
 package io.numaloom.bench;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.numaloom.LockDiagnostics;
 import org.HdrHistogram.Histogram;
 
 import java.math.BigDecimal;
@@ -41,6 +42,12 @@ import java.util.List;
  * @param latencyMaxNs         largest, ns
  * @param handoffs             consecutive acquisitions counted
  * @param localHandoffFraction the fraction of handoffs that stayed on one node
+ * @param slowPathsPerOp       VnaLock diagnostics (config {@code "diagnostics": true}), per measured operation:
+ *                             acquisitions that failed the fast path; null without diagnostics
+ * @param queuedPerOp          acquisitions that came through a queue, per operation
+ * @param parksPerOp           parks of waiting threads, per operation
+ * @param unparksPerOp         wake-ups sent, per operation
+ * @param reservations         times a heir reserved the lock, in all measured rounds
  * @param status               {@code ok} or {@code failed}
  * @param error                why it failed, else null
  * @param placement            how the threads were placed
@@ -52,7 +59,8 @@ import java.util.List;
 @JsonPropertyOrder({"bench", "title", "workload", "lock", "threads", "threadType", "carriers", "remotePenaltyNs",
         "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow", "opsPerMsCiHigh", "timeMs",
         "timeMsCiLow", "timeMsCiHigh", "jain", "minMaxRatio", "latencyP50Ns", "latencyP99Ns", "latencyP999Ns",
-        "latencyMaxNs", "handoffs", "localHandoffFraction", "status", "error", "placement", "cpuSource",
+        "latencyMaxNs", "handoffs", "localHandoffFraction", "slowPathsPerOp", "queuedPerOp", "parksPerOp",
+        "unparksPerOp", "reservations", "status", "error", "placement", "cpuSource",
         "fingerprint", "startedAt", "seconds"})
 public record PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
                           int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
@@ -61,6 +69,8 @@ public record PointResult(String bench, String title, String workload, String lo
                           Double jain, Double minMaxRatio,
                           Long latencyP50Ns, Long latencyP99Ns, Long latencyP999Ns, Long latencyMaxNs,
                           Long handoffs, Double localHandoffFraction,
+                          Double slowPathsPerOp, Double queuedPerOp, Double parksPerOp, Double unparksPerOp,
+                          Long reservations,
                           String status, String error, String placement, String cpuSource,
                           String fingerprint, String startedAt, double seconds) {
 
@@ -71,7 +81,8 @@ public record PointResult(String bench, String title, String workload, String lo
     public static final List<String> CSV_HEADER = List.of("bench", "title", "workload", "lock", "threads", "threadType",
             "carriers", "remotePenaltyNs", "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow",
             "opsPerMsCiHigh", "timeMs", "timeMsCiLow", "timeMsCiHigh", "jain", "minMaxRatio", "latencyP50Ns",
-            "latencyP99Ns", "latencyP999Ns", "latencyMaxNs", "handoffs", "localHandoffFraction", "status", "error",
+            "latencyP99Ns", "latencyP999Ns", "latencyMaxNs", "handoffs", "localHandoffFraction", "slowPathsPerOp",
+            "queuedPerOp", "parksPerOp", "unparksPerOp", "reservations", "status", "error",
             "placement", "cpuSource", "fingerprint", "startedAt", "seconds");
 
     /** The row's key within its run: {@code bench/lock/threads}. */
@@ -106,7 +117,11 @@ public record PointResult(String bench, String title, String workload, String lo
         long handoffs = 0;
         long local = 0;
         String error = null;
+        LockDiagnostics.Counts counts = null;
         for (ForkReport r : forkReports) {
+            if (r.diagnostics() != null) {
+                counts = counts == null ? r.diagnostics() : counts.plus(r.diagnostics());
+            }
             jain.addAll(r.jain());
             minMax.addAll(r.minMax());
             Histogram h = ForkReport.decode(r.latency());
@@ -138,6 +153,11 @@ public record PointResult(String bench, String title, String workload, String lo
                 hasLatency ? latency.getValueAtPercentile(99.9) : null,
                 hasLatency ? latency.getMaxValue() : null,
                 hasRegions ? handoffs : null, hasRegions ? (double) local / handoffs : null,
+                perOp(counts == null ? null : counts.slowPaths(), ops, times.length),
+                perOp(counts == null ? null : counts.queuedAcquisitions(), ops, times.length),
+                perOp(counts == null ? null : counts.parks(), ops, times.length),
+                perOp(counts == null ? null : counts.unparks(), ops, times.length),
+                counts == null ? null : counts.reservations(),
                 error == null ? OK : FAILED, error,
                 first == null ? null : first.placement(), first == null ? null : first.cpuSource(),
                 b.fingerprint(), started.toString(), round3(seconds));
@@ -149,7 +169,7 @@ public record PointResult(String bench, String title, String workload, String lo
         return new PointResult(b.id(), b.title(), b.kind().jsonName(), point.lock(), point.threads(), b.threadType(),
                 b.carriers(), b.remotePenaltyNs(), b.topology(), b.forks(), 0, 0,
                 null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                FAILED, error, null, null, b.fingerprint(), started.toString(), round3(seconds));
+                null, null, null, null, null, FAILED, error, null, null, b.fingerprint(), started.toString(), round3(seconds));
     }
 
     /** The cells of this row's CSV line, in {@link #CSV_HEADER} order; null is an empty cell. */
@@ -157,7 +177,7 @@ public record PointResult(String bench, String title, String workload, String lo
         return java.util.Arrays.asList(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs,
                 topology, forks, rounds, opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow,
                 timeMsCiHigh, jain, minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs,
-                localHandoffFraction, status, error, placement, cpuSource, fingerprint, startedAt, seconds);
+                localHandoffFraction, slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, status, error, placement, cpuSource, fingerprint, startedAt, seconds);
     }
 
     /** The row as one CSV line (RFC 4180 quoting), without the line break. */
@@ -183,6 +203,11 @@ public record PointResult(String bench, String title, String workload, String lo
             return '"' + text.replace("\"", "\"\"") + '"';
         }
         return text;
+    }
+
+    /** A count over {@code rounds} rounds of {@code opsPerRound} operations, per operation; null for null. */
+    private static Double perOp(Long count, long opsPerRound, int rounds) {
+        return count == null || opsPerRound == 0 || rounds == 0 ? null : finite((double) count / opsPerRound / rounds);
     }
 
     private static Double finite(double v) {

@@ -65,11 +65,13 @@ final class ConsoleProgress implements BenchRunner.Listener, AutoCloseable {
         String head = String.format(Locale.ROOT, "[%" + width(points) + "d/%d] %s", ordinal, points,
                 r.bench() + " " + r.lock() + " x" + r.threads());
         if (r.ok()) {
-            err.printf(Locale.ROOT, "%s: %s ops/ms%s, Jain %.3f%s%s (%.1f s)%n", head, num(r.opsPerMs()),
+            err.printf(Locale.ROOT, "%s: %s ops/ms%s, Jain %.3f%s%s%s (%.1f s)%n", head, num(r.opsPerMs()),
                     r.opsPerMsCiHigh() == null ? "" : String.format(Locale.ROOT, " ±%.1f%%", 100 * (r.opsPerMsCiHigh() - r.opsPerMs()) / r.opsPerMs()),
                     r.jain() == null ? Double.NaN : r.jain(),
                     r.latencyP99Ns() == null ? "" : String.format(Locale.ROOT, ", acquire p99 %s µs", num(r.latencyP99Ns() / 1000.0)),
                     r.localHandoffFraction() == null ? "" : String.format(Locale.ROOT, ", local handoffs %.0f%%", 100 * r.localHandoffFraction()),
+                    r.parksPerOp() == null ? "" : String.format(Locale.ROOT, ", per op: %.3f slow, %.3f queued, %.3f parks, %.3f wake-ups",
+                            r.slowPathsPerOp(), r.queuedPerOp(), r.parksPerOp(), r.unparksPerOp()),
                     r.seconds());
         } else {
             err.printf(Locale.ROOT, "%s: FAILED: %s (%.1f s)%n", head, r.error(), r.seconds());

@@ -67,6 +67,10 @@ final class Html {
                 .append("<li><b>local handoffs</b>: the fraction of consecutive acquisitions whose two holders ran on the same ")
                 .append("NUMA node (of the measured JVM's topology, which may be virtual). With <code>remotePenaltyNs</code> ")
                 .append("above zero, every other handoff spins that long inside the critical section (the NUMA cost model).</li>")
+                .append("<li><b>slow/op, queued/op, parks/op, wake-ups/op, reservations</b> (VnaLock, with <code>\"diagnostics\": true</code>): ")
+                .append("per operation, the acquisitions that failed the fast path, those that came through a queue, the parks of ")
+                .append("waiting threads and the wake-ups sent to them; and how often a heir that had waited ")
+                .append("<code>VnaLock.PATIENCE_NANOS</code> reserved the lock (io.numaloom.LockDiagnostics).</li>")
                 .append("</ul>\n");
         h.append("<h2 id=\"config\">Configuration</h2>\n<p class=\"muted\">The effective configuration, every default filled in ")
                 .append("(<a href=\"config.json\">config.json</a>; results in <a href=\"results.csv\">results.csv</a> and ")
@@ -103,7 +107,12 @@ final class Html {
         }
         h.append("<table><tr><th>threads</th><th class=\"l\">lock</th><th>ops/ms</th><th>95% CI</th><th>time ms</th>")
                 .append("<th>Jain</th><th>min/max</th><th>acquire p50 µs</th><th>p99 µs</th><th>p99.9 µs</th>")
-                .append("<th>local handoffs</th><th>rounds</th><th class=\"l\">status</th></tr>\n");
+                .append("<th>local handoffs</th>");
+        boolean diagnostics = s.rows().stream().anyMatch(r -> r.parksPerOp() != null);
+        if (diagnostics) {
+            h.append("<th>slow/op</th><th>queued/op</th><th>parks/op</th><th>wake-ups/op</th><th>reservations</th>");
+        }
+        h.append("<th>rounds</th><th class=\"l\">status</th></tr>\n");
         for (PointResult r : s.rows()) {
             h.append(r.ok() ? "<tr>" : "<tr class=\"failed\">")
                     .append(td(Integer.toString(r.threads()))).append("<td class=\"l\">").append(esc(r.lock())).append("</td>")
@@ -112,7 +121,13 @@ final class Html {
                     .append(td(Report.num(r.timeMs()))).append(td(Report.fixed(r.jain(), 3)))
                     .append(td(Report.fixed(r.minMaxRatio(), 2))).append(td(Report.micros(r.latencyP50Ns())))
                     .append(td(Report.micros(r.latencyP99Ns()))).append(td(Report.micros(r.latencyP999Ns())))
-                    .append(td(Report.percent(r.localHandoffFraction()))).append(td(Integer.toString(r.rounds())))
+                    .append(td(Report.percent(r.localHandoffFraction())));
+            if (diagnostics) {
+                h.append(td(Report.fixed(r.slowPathsPerOp(), 3))).append(td(Report.fixed(r.queuedPerOp(), 3)))
+                        .append(td(Report.fixed(r.parksPerOp(), 3))).append(td(Report.fixed(r.unparksPerOp(), 3)))
+                        .append(td(r.reservations() == null ? "" : Long.toString(r.reservations())));
+            }
+            h.append(td(Integer.toString(r.rounds())))
                     .append("<td class=\"l\">").append(r.ok() ? "ok" : "<span class=\"err\">failed: " + esc(r.error()) + "</span>")
                     .append("</td></tr>\n");
         }

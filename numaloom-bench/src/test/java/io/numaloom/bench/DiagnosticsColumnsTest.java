@@ -1,0 +1,48 @@
+package io.numaloom.bench;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** VnaLock's contended-path counters reach the CSV, the JSON and the report, per operation. */
+class DiagnosticsColumnsTest {
+
+    @Test
+    void theDiagnosticsSettingTurnsTheCountersOnInTheMeasuredJvm() throws Exception {
+        BenchConfig on = ConfigReader.parse("""
+                { "defaults": { "diagnostics": true }, "benches": [ { "name": "randBash",
+                  "payload": { "locks": [ { "name": "VNA" } ] } } ] }""", "on.json", 2, Mutex.names());
+        BenchConfig off = ConfigReader.parse("""
+                { "benches": [ { "name": "randBash", "payload": { "locks": [ { "name": "VNA" } ] } } ] }""", "off.json", 2, Mutex.names());
+        assertTrue(on.benches().getFirst().measuredJvmArgs().contains("-Dnumaloom.diagnostics=true"));
+        assertFalse(off.benches().getFirst().measuredJvmArgs().stream().anyMatch(a -> a.contains("diagnostics")));
+        assertFalse(on.benches().getFirst().fingerprint().equals(off.benches().getFirst().fingerprint()),
+                "counting changes what is measured, so it changes the fingerprint");
+    }
+
+    @Test
+    void countsArePerOperationAndBlankWithoutDiagnostics(@TempDir Path out) throws Exception {
+        BenchConfig config = ResumeTest.config();
+        List<PointResult> rows = new BenchRunner(config, out, false, new FakeExecutor(), ResumeTest.SILENT).run();
+        PointResult vna = rows.stream().filter(r -> r.key().equals("high/VNA/2")).findFirst().orElseThrow();
+        PointResult reentrant = rows.stream().filter(r -> r.key().equals("high/UNFAIR_REENTRANT/2")).findFirst().orElseThrow();
+        // FakeExecutor: 12,000 slow paths, 6,000 queued, 3,000 parks and wake-ups over 3 rounds of 10,000 operations.
+        assertEquals(0.4, vna.slowPathsPerOp(), 1e-9);
+        assertEquals(0.2, vna.queuedPerOp(), 1e-9);
+        assertEquals(0.1, vna.parksPerOp(), 1e-9);
+        assertEquals(0.1, vna.unparksPerOp(), 1e-9);
+        assertEquals(5L, vna.reservations());
+        assertNull(reentrant.parksPerOp());
+        String csv = Files.readString(out.resolve("results.csv"));
+        assertTrue(csv.lines().findFirst().orElseThrow().contains("slowPathsPerOp,queuedPerOp,parksPerOp,unparksPerOp,reservations"));
+        assertTrue(Files.readString(out.resolve("index.html")).contains("<th>parks/op</th>"));
+    }
+}

@@ -1,0 +1,95 @@
+package io.numaloom;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Counters of what the contended path of every {@link VnaLock} in this JVM does: how often a
+ * thread had to wait, how often waiting meant parking, how many wake-ups were sent, how many
+ * acquisitions came through a queue and how often a heir reserved the lock. They explain a
+ * throughput number: a lock that parks once per acquisition pays a wake-up per critical section.
+ *
+ * <p>Off unless the JVM runs with {@code -Dnumaloom.diagnostics=true}. The switch is a
+ * {@code static final} constant, so when it is off the JIT removes the counting altogether; it
+ * never touches the uncontended path either way. When on, each event is one {@link LongAdder}
+ * increment on the contended path. {@code ./numaloom bench} turns it on with the config setting
+ * {@code "diagnostics": true} and reports the counts per operation in its CSV and report.
+ */
+public final class LockDiagnostics {
+
+    /** The system property that turns counting on. */
+    public static final String PROPERTY = "numaloom.diagnostics";
+
+    static final boolean ENABLED = Boolean.getBoolean(PROPERTY);
+
+    private static final LongAdder SLOW_PATHS = new LongAdder();
+    private static final LongAdder QUEUED_ACQUISITIONS = new LongAdder();
+    private static final LongAdder PARKS = new LongAdder();
+    private static final LongAdder UNPARKS = new LongAdder();
+    private static final LongAdder RESERVATIONS = new LongAdder();
+
+    private LockDiagnostics() {}
+
+    /** Whether this JVM counts ({@code -Dnumaloom.diagnostics=true}). */
+    public static boolean enabled() {
+        return ENABLED;
+    }
+
+    /** The counts so far, summed over every {@link VnaLock}; all zero when counting is off. */
+    public static Counts snapshot() {
+        return new Counts(SLOW_PATHS.sum(), QUEUED_ACQUISITIONS.sum(), PARKS.sum(), UNPARKS.sum(), RESERVATIONS.sum());
+    }
+
+    /**
+     * A snapshot of the counters.
+     *
+     * @param slowPaths           acquisitions that failed the fast path and were not re-entries
+     * @param queuedAcquisitions  acquisitions by a thread that had joined a queue
+     * @param parks               parks of waiting threads (each costs a wake-up to end, or a timeout)
+     * @param unparks             wake-ups sent to waiters (designations and wakes of a parked heir)
+     * @param reservations        times a heir that waited {@link VnaLock#PATIENCE_NANOS} reserved the lock
+     */
+    public record Counts(long slowPaths, long queuedAcquisitions, long parks, long unparks, long reservations) {
+
+        /** The counts from {@code earlier} to this snapshot. */
+        public Counts minus(Counts earlier) {
+            return new Counts(slowPaths - earlier.slowPaths, queuedAcquisitions - earlier.queuedAcquisitions,
+                    parks - earlier.parks, unparks - earlier.unparks, reservations - earlier.reservations);
+        }
+
+        /** The sum of two snapshots' counts. */
+        public Counts plus(Counts other) {
+            return new Counts(slowPaths + other.slowPaths, queuedAcquisitions + other.queuedAcquisitions,
+                    parks + other.parks, unparks + other.unparks, reservations + other.reservations);
+        }
+    }
+
+    static void slowPath() {
+        if (ENABLED) {
+            SLOW_PATHS.increment();
+        }
+    }
+
+    static void queuedAcquisition() {
+        if (ENABLED) {
+            QUEUED_ACQUISITIONS.increment();
+        }
+    }
+
+    static void park() {
+        if (ENABLED) {
+            PARKS.increment();
+        }
+    }
+
+    static void unpark() {
+        if (ENABLED) {
+            UNPARKS.increment();
+        }
+    }
+
+    static void reservation() {
+        if (ENABLED) {
+            RESERVATIONS.increment();
+        }
+    }
+}
