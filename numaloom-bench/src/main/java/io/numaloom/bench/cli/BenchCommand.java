@@ -11,6 +11,7 @@ import io.numaloom.bench.Point;
 import io.numaloom.bench.PointExecutor;
 import io.numaloom.bench.PointResult;
 import io.numaloom.bench.report.Report;
+import io.numaloom.bench.report.Summary;
 import io.numaloom.bench.workloads.WorkloadKind;
 
 import java.io.IOException;
@@ -138,6 +139,11 @@ final class BenchCommand {
         }
         out.println();
         out.print(Report.textTable(rows));
+        String summary = Summary.text(Summary.of(config, rows));
+        if (!summary.isEmpty()) {
+            out.println();
+            out.print(summary);
+        }
         long failed = rows.stream().filter(r -> !r.ok()).count();
         out.printf("%n%d points, %d failed, in %s. Report: %s%n", rows.size(), failed,
                 ConsoleProgress.format(Duration.ofNanos(System.nanoTime() - t0)), outDir.resolve(Report.INDEX));
@@ -190,7 +196,8 @@ final class BenchCommand {
                 JVMs, and writes into DIR (default results/<timestamp>/):
                   results.csv, results.json  one row per point, written as each point finishes
                   <bench id>.png, .svg       throughput (or time) against threads, one line per lock, 95% CI bands
-                  index.html                 plots, tables, machine, JVM flags and the configuration
+                  index.html                 who won, plots, tables, machine, JVM flags and the configuration
+                  summary.csv                each lock / unfair ReentrantLock per bench and thread count
                   config.json, machine.json  the effective configuration and the machine
                   logs/                      JMH's output per point
 

@@ -25,8 +25,8 @@ final class Html {
             nav a{margin-right:1em}
             """;
 
-    static String render(BenchConfig config, String configText, List<Report.Section> sections, MachineInfo machine,
-                         JsonNode run) {
+    static String render(BenchConfig config, String configText, List<Report.Section> sections,
+                         List<Summary.BenchSummary> summary, MachineInfo machine, JsonNode run) {
         StringBuilder h = new StringBuilder(32_768);
         h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
                 .append("<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">")
@@ -51,6 +51,7 @@ final class Html {
             h.append("<a href=\"#").append(esc(s.bench().id())).append("\">").append(esc(s.bench().title())).append("</a>");
         }
         h.append("<a href=\"#machine\">Machine</a><a href=\"#config\">Configuration</a></nav>\n");
+        whoWon(h, summary);
 
         for (Report.Section s : sections) {
             bench(h, s);
@@ -77,6 +78,41 @@ final class Html {
                 .append("<a href=\"results.json\">results.json</a>).</p>\n<pre>").append(esc(configText)).append("</pre>\n");
         h.append("</body></html>\n");
         return h.toString();
+    }
+
+    /** Each lock against unfair ReentrantLock, per bench and thread count, with the one-line verdicts. */
+    private static void whoWon(StringBuilder h, List<Summary.BenchSummary> summary) {
+        if (summary.stream().allMatch(s -> s.locks().isEmpty())) {
+            return;
+        }
+        h.append("<h2 id=\"summary\">Who won</h2>\n<p class=\"muted\">Throughput as a ratio to ")
+                .append(Summary.BASELINE_NAME).append(" at the same thread count: ▲ faster and ▼ slower where the two ")
+                .append("95% confidence intervals do not overlap, unmarked where they do (a tie). Also in ")
+                .append("<a href=\"").append(Summary.FILE).append("\">").append(Summary.FILE).append("</a>.</p>\n");
+        for (Summary.BenchSummary s : summary) {
+            if (s.locks().isEmpty()) {
+                continue;
+            }
+            h.append("<p><b><a href=\"#").append(esc(s.id())).append("\">").append(esc(s.title())).append("</a></b></p>\n")
+                    .append("<table><tr><th class=\"l\">lock</th>");
+            for (int t : s.threads()) {
+                h.append("<th>").append(t).append(t == 1 ? " thread" : " threads").append("</th>");
+            }
+            h.append("<th>geometric mean</th></tr>\n");
+            for (Summary.LockLine line : s.locks()) {
+                h.append("<tr><td class=\"l\">").append(esc(line.lock())).append("</td>");
+                for (int t : s.threads()) {
+                    String cell = line.cells().stream().filter(c -> c.threads() == t).findFirst().map(Summary::marked).orElse("");
+                    h.append(td(cell));
+                }
+                h.append(td(Report.fixed(line.geometricMean(), 2))).append("</tr>\n");
+            }
+            h.append("</table>\n<ul>");
+            for (Summary.LockLine line : s.locks()) {
+                h.append("<li>").append(esc(line.verdict())).append("</li>");
+            }
+            h.append("</ul>\n");
+        }
     }
 
     private static void bench(StringBuilder h, Report.Section s) {

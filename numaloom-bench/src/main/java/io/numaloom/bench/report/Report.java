@@ -22,8 +22,8 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * The report of a results directory: a plot per bench ({@link Charts}) and {@code index.html} with the
- * plots, a table per bench, the machine, the measured JVMs' flags and the configuration. Everything is
+ * The report of a results directory: a plot per bench ({@link Charts}), {@code summary.csv} ({@link Summary})
+ * and {@code index.html} with who won, the plots, a table per bench, the machine, the measured JVMs' flags and the configuration. Everything is
  * drawn from the files of the directory ({@code config.json}, {@code results.json}, {@code machine.json},
  * {@code run.json}), so {@code ./numaloom plot DIR} redraws it at any time, also for a run cut short.
  */
@@ -60,7 +60,9 @@ public final class Report {
             boolean drawn = Charts.draw(bench, benchRows, lockOrder, dir);
             sections.add(new Section(bench, benchRows, drawn));
         }
-        Files.writeString(dir.resolve(INDEX), Html.render(config, configText, sections, machine, run));
+        List<Summary.BenchSummary> summary = Summary.of(config, rows);
+        Summary.writeCsv(dir, summary);
+        Files.writeString(dir.resolve(INDEX), Html.render(config, configText, sections, summary, machine, run));
     }
 
     /** A bench's part of the report. */

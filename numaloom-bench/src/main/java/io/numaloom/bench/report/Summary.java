@@ -1,0 +1,174 @@
+package io.numaloom.bench.report;
+
+import io.numaloom.bench.BenchConfig;
+import io.numaloom.bench.BenchDefinition;
+import io.numaloom.bench.PointResult;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * Who won: per bench, each lock's throughput as a ratio to unfair {@code ReentrantLock} at each thread
+ * count, a verdict per point (faster or slower only where the two 95% confidence intervals do not
+ * overlap, else tied) and a one-line verdict per lock. Printed at the end of a run, shown at the top of
+ * {@code index.html} and written to {@code summary.csv}. A bench without the baseline lock has no summary.
+ */
+public final class Summary {
+    /** The lock every other is compared with. */
+    public static final String BASELINE = "UNFAIR_REENTRANT";
+    public static final String FILE = "summary.csv";
+    static final String BASELINE_NAME = "unfair ReentrantLock";
+
+    private Summary() {}
+
+    /** Significance of one ratio. */
+    public enum Verdict { FASTER, SLOWER, TIED }
+
+    /** One lock at one thread count against the baseline at the same thread count. */
+    public record Cell(int threads, double opsPerMs, double baselineOpsPerMs, double ratio, Verdict verdict) {}
+
+    /** A lock's cells in one bench, and its one-line verdict. */
+    public record LockLine(String lock, List<Cell> cells, double geometricMean, String verdict) {}
+
+    /** The summary of one bench. */
+    public record BenchSummary(String id, String title, List<Integer> threads, List<LockLine> locks) {}
+
+    /** The summaries of every active bench of {@code config} that has the baseline among its locks. */
+    public static List<BenchSummary> of(BenchConfig config, List<PointResult> rows) {
+        List<BenchSummary> out = new ArrayList<>();
+        for (BenchDefinition bench : config.activeBenches()) {
+            if (!bench.locks().contains(BASELINE)) {
+                continue;
+            }
+            Map<String, PointResult> byKey = rows.stream().filter(r -> r.bench().equals(bench.id()) && r.ok()
+                            && r.opsPerMs() != null)
+                    .collect(Collectors.toMap(r -> r.lock() + "/" + r.threads(), r -> r, (a, b) -> b, LinkedHashMap::new));
+            List<LockLine> lines = new ArrayList<>();
+            for (String lock : bench.locks()) {
+                if (lock.equals(BASELINE)) {
+                    continue;
+                }
+                List<Cell> cells = new ArrayList<>();
+                for (int t : bench.threads()) {
+                    PointResult r = byKey.get(lock + "/" + t);
+                    PointResult base = byKey.get(BASELINE + "/" + t);
+                    if (r != null && base != null) {
+                        cells.add(cell(r, base));
+                    }
+                }
+                if (!cells.isEmpty()) {
+                    double gm = geometricMean(cells);
+                    lines.add(new LockLine(lock, List.copyOf(cells), gm, verdict(lock, cells, gm)));
+                }
+            }
+            out.add(new BenchSummary(bench.id(), bench.title(), bench.threads(), List.copyOf(lines)));
+        }
+        return out;
+    }
+
+    static Cell cell(PointResult r, PointResult base) {
+        double ratio = r.opsPerMs() / base.opsPerMs();
+        Verdict v = Verdict.TIED;
+        if (r.opsPerMsCiLow() != null && base.opsPerMsCiHigh() != null && r.opsPerMsCiLow() > base.opsPerMsCiHigh()) {
+            v = Verdict.FASTER;
+        } else if (r.opsPerMsCiHigh() != null && base.opsPerMsCiLow() != null && r.opsPerMsCiHigh() < base.opsPerMsCiLow()) {
+            v = Verdict.SLOWER;
+        }
+        return new Cell(r.threads(), r.opsPerMs(), base.opsPerMs(), ratio, v);
+    }
+
+    static double geometricMean(List<Cell> cells) {
+        return Math.exp(cells.stream().mapToDouble(c -> Math.log(c.ratio())).average().orElse(0));
+    }
+
+    /** "VNA: 1.12x unfair ReentrantLock (geometric mean); faster at 8, 32 threads; tied at 1, 2". */
+    static String verdict(String lock, List<Cell> cells, double geometricMean) {
+        StringBuilder sb = new StringBuilder(lock).append(": ")
+                .append(String.format(Locale.ROOT, "%.2fx", geometricMean)).append(' ').append(BASELINE_NAME)
+                .append(" (geometric mean)");
+        for (Verdict v : Verdict.values()) {
+            List<String> at = cells.stream().filter(c -> c.verdict() == v).map(c -> Integer.toString(c.threads())).toList();
+            if (!at.isEmpty()) {
+                sb.append("; ").append(v.name().toLowerCase(Locale.ROOT)).append(" at ").append(String.join(", ", at))
+                        .append(at.size() == 1 && at.getFirst().equals("1") ? " thread" : " threads");
+            }
+        }
+        return sb.toString();
+    }
+
+    /** A ratio with its mark: ▲ faster, ▼ slower (95% intervals apart), nothing when tied. */
+    static String marked(Cell c) {
+        String ratio = String.format(Locale.ROOT, "%.2f", c.ratio());
+        return switch (c.verdict()) {
+            case FASTER -> ratio + " ▲";
+            case SLOWER -> ratio + " ▼";
+            case TIED -> ratio;
+        };
+    }
+
+    /** The console form: per bench, a ratio table and the verdict lines. */
+    public static String text(List<BenchSummary> summaries) {
+        StringBuilder sb = new StringBuilder();
+        for (BenchSummary s : summaries) {
+            if (s.locks().isEmpty()) {
+                continue;
+            }
+            sb.append(s.id()).append(": throughput / ").append(BASELINE_NAME)
+                    .append(" (▲ faster, ▼ slower: 95% intervals apart)").append(System.lineSeparator());
+            int lockWidth = s.locks().stream().mapToInt(l -> l.lock().length()).max().orElse(4);
+            sb.append("  ").append(pad("threads", lockWidth, true));
+            for (int t : s.threads()) {
+                sb.append(pad(Integer.toString(t), 8, false));
+            }
+            sb.append(System.lineSeparator());
+            for (LockLine line : s.locks()) {
+                sb.append("  ").append(pad(line.lock(), lockWidth, true));
+                for (int t : s.threads()) {
+                    Optional<Cell> c = line.cells().stream().filter(x -> x.threads() == t).findFirst();
+                    sb.append(pad(c.map(Summary::marked).orElse("-"), 8, false));
+                }
+                sb.append(System.lineSeparator());
+            }
+            for (LockLine line : s.locks()) {
+                sb.append("  ").append(line.verdict()).append(System.lineSeparator());
+            }
+        }
+        return sb.toString();
+    }
+
+    private static String sixDigits(double v) {
+        return new java.math.BigDecimal(v).round(new java.math.MathContext(6)).stripTrailingZeros().toPlainString();
+    }
+
+    private static String pad(String s, int width, boolean left) {
+        String padding = " ".repeat(Math.max(0, width - s.length()));
+        return left ? s + padding : padding + s;
+    }
+
+    /** Writes {@code summary.csv}: one row per lock and thread count, then one per lock with the geometric mean. */
+    public static void writeCsv(Path dir, List<BenchSummary> summaries) throws IOException {
+        StringBuilder sb = new StringBuilder("bench,lock,threads,opsPerMs,baselineOpsPerMs,ratio,verdict\n");
+        for (BenchSummary s : summaries) {
+            for (LockLine line : s.locks()) {
+                for (Cell c : line.cells()) {
+                    sb.append(String.format(Locale.ROOT, "%s,%s,%d,%s,%s,%.4f,%s%n", s.id(), line.lock(), c.threads(),
+                            sixDigits(c.opsPerMs()), sixDigits(c.baselineOpsPerMs()), c.ratio(),
+                            c.verdict().name().toLowerCase(Locale.ROOT)));
+                }
+                sb.append(String.format(Locale.ROOT, "%s,%s,geomean,,,%.4f,%n", s.id(), line.lock(), line.geometricMean()));
+            }
+        }
+        Path tmp = dir.resolve(FILE + ".tmp");
+        Files.writeString(tmp, sb);
+        Files.move(tmp, dir.resolve(FILE), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+}

@@ -1,0 +1,64 @@
+package io.numaloom.bench.report;
+
+import io.numaloom.bench.BenchConfig;
+import io.numaloom.bench.ConfigReader;
+import io.numaloom.bench.Mutex;
+import io.numaloom.bench.PointResult;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Ratios to unfair ReentrantLock, their marks, the verdict lines and summary.csv. */
+class SummaryTest {
+    static final String CONFIG = """
+            { "benches": [
+                { "name": "randBash", "id": "rb", "payload": { "threads": [1, 2, 8],
+                  "locks": [ { "name": "VNA" }, { "name": "UNFAIR_REENTRANT" }, { "name": "FAIR_REENTRANT" } ] } },
+                { "name": "randBash", "id": "no-baseline", "payload": { "threads": [1],
+                  "locks": [ { "name": "VNA" } ] } } ] }
+            """;
+
+    static PointResult row(String bench, String lock, int threads, double ops, double lo, double hi) {
+        return new PointResult(bench, bench, "randBash", lock, threads, "virtual", 2, 0, "", 1, 5, 1000,
+                ops, lo, hi, null, null, null, null, null, null, null, null, null, null, null,
+                null, null, null, null, null, PointResult.OK, null, null, null, "f", "t", 1.0);
+    }
+
+    @Test
+    void marksOnlyRatiosWhoseIntervalsAreApart(@TempDir Path dir) throws Exception {
+        BenchConfig config = ConfigReader.parse(CONFIG, "s.json", 2, Mutex.names());
+        List<PointResult> rows = List.of(
+                row("rb", "UNFAIR_REENTRANT", 1, 100, 95, 105), row("rb", "VNA", 1, 102, 90, 110),   // tied
+                row("rb", "UNFAIR_REENTRANT", 2, 100, 95, 105), row("rb", "VNA", 2, 150, 140, 160),  // faster
+                row("rb", "UNFAIR_REENTRANT", 8, 100, 95, 105), row("rb", "VNA", 8, 50, 45, 55),     // slower
+                row("rb", "FAIR_REENTRANT", 1, 10, 9, 11),
+                row("no-baseline", "VNA", 1, 10, 9, 11));
+        List<Summary.BenchSummary> s = Summary.of(config, rows);
+        assertEquals(1, s.size(), "a bench without the baseline has no summary");
+        Summary.LockLine vna = s.getFirst().locks().getFirst();
+        assertEquals("VNA", vna.lock());
+        assertEquals(List.of(Summary.Verdict.TIED, Summary.Verdict.FASTER, Summary.Verdict.SLOWER),
+                vna.cells().stream().map(Summary.Cell::verdict).toList());
+        assertEquals(Math.cbrt(1.02 * 1.5 * 0.5), vna.geometricMean(), 1e-9);
+        assertEquals("VNA: 0.91x unfair ReentrantLock (geometric mean); faster at 2 threads; slower at 8 threads;"
+                + " tied at 1 thread", vna.verdict());
+        Summary.LockLine fair = s.getFirst().locks().get(1);
+        assertEquals(1, fair.cells().size(), "only thread counts measured for both locks");
+        assertEquals(Summary.Verdict.SLOWER, fair.cells().getFirst().verdict());
+
+        String text = Summary.text(s);
+        assertTrue(text.contains("1.50 ▲") && text.contains("0.50 ▼") && text.contains("1.02"), text);
+
+        Summary.writeCsv(dir, s);
+        List<String> csv = Files.readAllLines(dir.resolve(Summary.FILE));
+        assertEquals("bench,lock,threads,opsPerMs,baselineOpsPerMs,ratio,verdict", csv.getFirst());
+        assertTrue(csv.contains("rb,VNA,2,150,100,1.5000,faster"), csv.toString());
+        assertTrue(csv.contains("rb,VNA,geomean,,,0.9146,"), csv.toString());
+    }
+}
