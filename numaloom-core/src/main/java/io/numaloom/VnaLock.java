@@ -202,6 +202,8 @@ public class VnaLock implements Lock {
 
     /** The heir's first spin budget, in {@code onSpinWait} polls; it doubles after each futile wake-up. */
     static final int HEIR_SPINS = 128;
+    /** Polls of a newcomer that finds no heir, before it queues (about a microsecond). */
+    static final int NEWCOMER_SPINS = 32;
     /** The largest spin budget of the heir (tens of microseconds). */
     static final int MAX_HEIR_SPINS = 1 << 12;
 
@@ -452,8 +454,9 @@ public class VnaLock implements Lock {
         Waiters w = waitersOrInflate();
         // Ask the placement (user code, which may throw) before anything changes.
         int n = w.queueCount == 1 ? 0 : Math.floorMod(currentQueue(), w.queueCount);
-        // No spinning here: only the heir spins (futile-wakeup throttling). Spinning newcomers
-        // mostly burn carriers while the owner is descheduled, e.g. yielding inside.
+        if (w.heir() == null && spinAsNewcomer(me)) {
+            return true;
+        }
         w.register();
         if (tryAcquireFree()) {
             owner = me;
@@ -579,6 +582,26 @@ public class VnaLock implements Lock {
                 interrupted = true;
             }
         }
+    }
+
+    /**
+     * A newcomer that finds no heir spins for {@link #NEWCOMER_SPINS} polls before it queues: a
+     * short critical section ends within that, and the lock is then taken without touching the
+     * queues. With a heir present the newcomer queues at once, so at most one of them spins
+     * alongside the heir; on one carrier nobody spins.
+     */
+    private boolean spinAsNewcomer(Thread me) {
+        if (!mayspin(me)) {
+            return false;
+        }
+        for (int i = NEWCOMER_SPINS; i > 0; i--) {
+            Thread.onSpinWait();
+            if ((int) STATE.getOpaque(this) == 0 && tryAcquireFree()) {
+                owner = me;
+                return true;
+            }
+        }
+        return false;
     }
 
     private boolean spinForLock(Thread me, int spins) {
