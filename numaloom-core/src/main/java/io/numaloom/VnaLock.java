@@ -109,7 +109,8 @@ import java.util.function.IntSupplier;
  * unfair lock comes from, since waking a parked thread costs microseconds. The heir spins
  * briefly, then parks; each futile wake-up doubles its spin budget (up to
  * {@link #MAX_HEIR_SPINS}), so a heir that keeps losing to bargers costs its waker fewer
- * unparks. Once it has been heir for {@link #PATIENCE_NANOS}, it sets {@link #RESERVED} on the
+ * unparks. Once {@link #PATIENCE_NANOS} have passed since it was designated (the time it took to
+ * be scheduled counts), it sets {@link #RESERVED} on the
  * held lock: the fast path ({@code CAS 0 -> LOCKED}) then fails for everybody, the release
  * keeps the bit, and only the heir may take the lock ({@code CAS RESERVED -> LOCKED}). The heir
  * is running or about to be: the lock is never given to a parked thread, so a convoy (a
@@ -537,7 +538,6 @@ public class VnaLock implements Lock {
     private int competeAsCandidate(Thread me, Waiters w, QNode q, boolean interruptible, boolean timed,
                                    long deadline, boolean interrupted) throws InterruptedException {
         long heirPark = HEIR_PARK_MIN_NANOS;
-        long heirSince = 0L;
         int spins = mayspin(me) ? HEIR_SPINS : 0;
         for (;;) {
             long nanos = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
@@ -547,10 +547,7 @@ public class VnaLock implements Lock {
                     becomeOwner(w, q);
                     return interrupted ? INTERRUPTED_BUT_CONTINUE : PROCEED;
                 }
-                long now = System.nanoTime();
-                if (heirSince == 0L) {
-                    heirSince = now;
-                } else if (now - heirSince >= PATIENCE_NANOS) {
+                if (System.nanoTime() - q.designatedAt() >= PATIENCE_NANOS) {
                     reserve();
                 }
                 QNode.PARKED.setVolatile(q, true);
@@ -799,6 +796,8 @@ public class VnaLock implements Lock {
         private int status;            // STATUS
         private boolean parked;        // PARKED
         private Waiters waiters;       // QUEUED_IN
+        /** When the node was last designated heir (nanoTime); written before the heir slot's CAS. */
+        private long designatedAt;     // DESIGNATED_AT
 
         private QNode(Thread thread) {
             this.thread = thread;
@@ -843,6 +842,20 @@ public class VnaLock implements Lock {
             return QUEUED_IN.getVolatile(this) == w && (int) STATUS.getVolatile(this) == CANDIDATE;
         }
 
+        /**
+         * Stamps the designation, before the CAS that installs the node as heir: the heir's
+         * patience counts from here, so the time it takes to be scheduled counts too. A racing
+         * designator that loses its CAS may stamp it again a little later, which only delays the
+         * reservation by that little.
+         */
+        void designate() {
+            DESIGNATED_AT.setOpaque(this, System.nanoTime());
+        }
+
+        long designatedAt() {
+            return (long) DESIGNATED_AT.getOpaque(this);
+        }
+
         /** Wakes the thread if it announced a park; at most once per announcement. */
         void unparkIfParked() {
             if ((boolean) PARKED.getVolatile(this) && PARKED.compareAndSet(this, true, false)) {
@@ -869,6 +882,7 @@ public class VnaLock implements Lock {
         static final VarHandle STATUS;
         static final VarHandle PARKED;
         static final VarHandle QUEUED_IN;
+        static final VarHandle DESIGNATED_AT;
 
         static {
             try {
@@ -877,6 +891,7 @@ public class VnaLock implements Lock {
                 STATUS = l.findVarHandle(QNode.class, "status", int.class);
                 PARKED = l.findVarHandle(QNode.class, "parked", boolean.class);
                 QUEUED_IN = l.findVarHandle(QNode.class, "waiters", Waiters.class);
+                DESIGNATED_AT = l.findVarHandle(QNode.class, "designatedAt", long.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -1042,6 +1057,7 @@ public class VnaLock implements Lock {
                 if (c == null) {
                     return;
                 }
+                c.designate();
                 if (HEIR.compareAndSet(this, null, c)) {
                     if (c.thread != me) {
                         LockDiagnostics.unpark();

@@ -130,6 +130,9 @@ class CurrentCpuChildJvmTest {
         assertEquals(expected, c.get("topology.errorAgain"), "not a NoClassDefFoundError the second time");
         assertEquals(expected, c.get("node.error"), "CurrentCpu.node() reports it too");
         assertTrue(Integer.parseInt(c.get("cpu")) >= 0, "cpu() still works");
+        assertEquals(expected, c.get("vnaLock.error"), "new VnaLock() fails fast, with the same message");
+        assertEquals(expected, c.get("vnaLockPerSocket.error"), "VnaLock.perSocket() too");
+        assertEquals("works", c.get("customPlacement"), "a custom placement does not need the topology");
         assertEquals("true", c.get("done"));
     }
 

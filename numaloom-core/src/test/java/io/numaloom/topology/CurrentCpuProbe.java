@@ -39,6 +39,23 @@ public final class CurrentCpuProbe {
             }
             System.out.println("cpu=" + CurrentCpu.cpu());
             System.out.println("source=" + CurrentCpu.source());
+            // A lock fails where the user creates it, never inside lock().
+            try {
+                new io.numaloom.VnaLock();
+                System.out.println("vnaLock=created");
+            } catch (IllegalArgumentException e) {
+                System.out.println("vnaLock.error=" + e.getMessage());
+            }
+            try {
+                io.numaloom.VnaLock.perSocket();
+                System.out.println("vnaLockPerSocket=created");
+            } catch (IllegalArgumentException e) {
+                System.out.println("vnaLockPerSocket.error=" + e.getMessage());
+            }
+            io.numaloom.VnaLock custom = io.numaloom.VnaLock.withPlacement(2, () -> 1);
+            custom.lock();
+            custom.unlock();
+            System.out.println("customPlacement=works");
             System.out.println("done=true");
             return;
         }
