@@ -1,5 +1,6 @@
 package io.numaloom.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.numaloom.bench.report.MachineInfo;
@@ -32,8 +33,9 @@ import java.util.stream.Stream;
  * looked at while it goes on.
  *
  * <p>A failed point (an exception in the measured JVM, a failed check, a timeout) becomes a row with status
- * {@code failed} and its reason, and the run goes on. With {@code resume}, points that already have an
- * {@code ok} row with the same bench fingerprint are skipped; failed ones are measured again.
+ * {@code failed} and its reason, and the run goes on. With {@code resume}, the configuration must be the
+ * one the run started with (else the run is refused, naming the first difference); points that already
+ * have an {@code ok} row with the same bench fingerprint are skipped; failed ones are measured again.
  */
 public final class BenchRunner {
     public static final String CONFIG_FILE = "config.json";
@@ -63,6 +65,8 @@ public final class BenchRunner {
     private final boolean resume;
     private final PointExecutor executor;
     private final Listener listener;
+    /** Set while this runner holds the directory's lock and measures: what {@link #abandon()} cleans up. */
+    private volatile boolean measuring;
 
     public BenchRunner(BenchConfig config, Path out, boolean resume, PointExecutor executor, Listener listener) {
         this.config = config;
@@ -100,8 +104,40 @@ public final class BenchRunner {
                 throw new IllegalStateException("another ./numaloom bench is writing " + out
                         + "; wait for it to finish, or choose another --out");
             }
-            return runLocked();
+            try {
+                measuring = true;
+                return runLocked();
+            } finally {
+                measuring = false;
+                Files.deleteIfExists(out.resolve(LOCK_FILE));
+            }
         }
+    }
+
+    /**
+     * Ends a run that is being stopped (Ctrl-C; called from a shutdown hook while {@link #run()} is
+     * still measuring): writes the report of the points done, removes the point in progress and the
+     * directory's lock file.
+     *
+     * @return what the user needs to know (points done, the command that continues the run), or null if
+     *         no run was in progress
+     */
+    public String abandon() {
+        if (!measuring) {
+            return null;
+        }
+        long done = 0;
+        try {
+            List<String> keys = points(config).stream().map(Point::key).toList();
+            done = ResultStore.load(out).stream().filter(r -> r.ok() && keys.contains(r.key())).count();
+            renderReport();
+            deleteRecursively(out.resolve("work"));
+            Files.deleteIfExists(out.resolve(LOCK_FILE));
+        } catch (IOException | RuntimeException e) {
+            listener.notice("could not clean up " + out + ": " + e);
+        }
+        return "stopped with " + done + " of " + points(config).size() + " points measured (the report in " + out
+                + " shows them); continue with: ./numaloom bench --resume --out " + out;
     }
 
     private static FileLock tryLock(FileChannel channel) throws IOException {
@@ -117,6 +153,7 @@ public final class BenchRunner {
             throw new IllegalStateException(out + " already holds results; add --resume to continue that run, "
                     + "or choose another --out");
         }
+        Instant firstStarted = resume ? checkSameConfiguration() : null;
         Files.writeString(out.resolve(CONFIG_FILE), config.effective().toPrettyString() + "\n");
         MachineInfo.collect().writeTo(out);
         ResultStore store = ResultStore.open(out);
@@ -130,7 +167,7 @@ public final class BenchRunner {
                 todo.add(p);
             }
         }
-        Instant started = Instant.now();
+        Instant started = firstStarted != null ? firstStarted : Instant.now();
         writeRunFile(started, null, points.size());
         listener.runStarted(out, points.size(), points.size() - todo.size());
 
@@ -180,7 +217,7 @@ public final class BenchRunner {
         } catch (PointExecutor.PointFailedException e) {
             List<ForkReport> reports = ForkReport.readAll(work);
             String reason = reports.stream().map(ForkReport::error).filter(s -> s != null).findFirst().orElse(e.getMessage());
-            row = PointResult.failed(point, reason, started, seconds(t0));
+            row = PointResult.failed(point, reason + (Files.exists(log) ? " (log: " + log + ")" : ""), started, seconds(t0));
         }
         deleteRecursively(work);
         return row;
@@ -192,6 +229,75 @@ public final class BenchRunner {
         } catch (IOException | RuntimeException e) {
             listener.notice("could not draw the report: " + e);
         }
+    }
+
+    /**
+     * A run continues only with the configuration it started with: results of two configurations
+     * never share a directory (their rows, plots and report would mix). The descriptions may differ.
+     *
+     * @return when the run first started, from its {@code run.json}, or null if it has none
+     * @throws IllegalStateException naming both configurations and the first difference
+     */
+    private Instant checkSameConfiguration() throws IOException {
+        Path stored = out.resolve(CONFIG_FILE);
+        JsonNode before = null;
+        if (Files.exists(stored)) {
+            try {
+                before = JSON.readTree(stored.toFile());
+            } catch (IOException e) {
+                throw new IllegalStateException(stored + " is not readable JSON (" + e.getMessage().lines().findFirst().orElse("")
+                        + "); start a new run with another --out");
+            }
+        }
+        String startedFrom = null;
+        Instant started = null;
+        Path run = out.resolve(RUN_FILE);
+        if (Files.exists(run)) {
+            JsonNode r = JSON.readTree(run.toFile());
+            startedFrom = r.path("config").asText(null);
+            started = r.hasNonNull("started") ? Instant.parse(r.get("started").asText()) : null;
+        }
+        if (before != null) {
+            // Through text, as config.json went: a number read back is an int where it was written as a long.
+            String difference = firstDifference(before, JSON.readTree(config.effective().toString()));
+            if (difference != null) {
+                throw new IllegalStateException("cannot resume " + out + " with " + config.source() + ": that run was started with "
+                        + (startedFrom == null ? "another configuration" : startedFrom) + " and " + difference + ". Resume it with"
+                        + " the configuration it started with (--resume --out " + out + ", without --config), or start a new run"
+                        + " (leave out --resume, or choose another --out).");
+            }
+        }
+        return started;
+    }
+
+    /** The first difference between two effective configurations, in words, or null if they are the same. */
+    static String firstDifference(JsonNode before, JsonNode now) {
+        Map<String, JsonNode> old = new LinkedHashMap<>();
+        before.path("benches").forEach(b -> old.put(b.path("id").asText(), b));
+        List<String> ids = new ArrayList<>();
+        for (JsonNode b : now.path("benches")) {
+            String id = b.path("id").asText();
+            ids.add(id);
+            JsonNode was = old.get(id);
+            if (was == null) {
+                return "has no bench '" + id + "'";
+            }
+            if (!was.equals(b)) {
+                for (var it = b.path("payload").fields(); it.hasNext(); ) {
+                    var f = it.next();
+                    if (!f.getValue().equals(was.path("payload").get(f.getKey()))) {
+                        return "its bench '" + id + "' had " + f.getKey() + " " + was.path("payload").get(f.getKey()) + ", not " + f.getValue();
+                    }
+                }
+                return "its bench '" + id + "' differs";
+            }
+        }
+        for (String id : old.keySet()) {
+            if (!ids.contains(id)) {
+                return "it has a bench '" + id + "' that this configuration lacks";
+            }
+        }
+        return null;
     }
 
     private void writeRunFile(Instant started, Instant finished, int points) throws IOException {

@@ -19,6 +19,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Measures a point with JMH, driven through its API: {@link PointBenchmark} with the point as its parameter,
@@ -99,22 +101,67 @@ public final class JmhPointExecutor implements PointExecutor {
         }
     }
 
-    /** The failure's message, or the exception lines of JMH's log when that says more. */
+    /** The failure's root cause from JMH's log when it has one, else the exception's message. */
     private static String failureText(RunnerException e, Path logFile) {
         String message = e.getMessage() == null ? e.toString() : e.getMessage().strip();
         try {
             if (Files.exists(logFile)) {
-                List<String> lines = Files.readAllLines(logFile);
-                for (String line : lines) {
-                    String l = line.strip();
-                    if (l.matches("^[a-zA-Z_$][\\w.$]*(Exception|Error)(:.*)?$")) {
-                        return l;
-                    }
-                }
+                return rootCause(Files.readAllLines(logFile), message);
             }
         } catch (IOException ignored) {
             // The exception's message is what there is.
         }
         return message;
+    }
+
+    private static final Pattern EXCEPTION = Pattern.compile("^(Caused by: )?([a-zA-Z_$][\\w.$]*(Exception|Error))(:.*)?$");
+    private static final Pattern VM_FAILED = Pattern.compile("^<forked VM failed with exit code (\\d+)>$");
+
+    /** ": " and the first line the failed JVM wrote on stderr (JMH's {@code <stderr>} block), if any. */
+    private static String firstLineOfStderr(List<String> log, int from) {
+        boolean inStderr = false;
+        for (String line : log.subList(from, log.size())) {
+            String l = line.strip();
+            if (l.startsWith("<stderr")) {
+                inStderr = true;
+            } else if (l.startsWith("</stderr>")) {
+                break;
+            } else if (inStderr && !l.isEmpty() && !l.startsWith("Error: ")) {
+                return ": " + l;
+            }
+        }
+        return "";
+    }
+
+    /**
+     * The first line of what made a point fail, read from JMH's log: the deepest {@code Caused by} of the
+     * first stack trace, or, when the measured JVM exited, the first line it wrote on stderr.
+     */
+    static String rootCause(List<String> log, String fallback) {
+        String cause = null;
+        boolean inTrace = false;
+        for (String line : log) {
+            String l = line.strip();
+            Matcher m = EXCEPTION.matcher(l);
+            if (m.matches() && (cause == null || m.group(1) != null && inTrace)) {
+                cause = m.group(2) + (m.group(4) == null ? "" : m.group(4));
+                inTrace = true;
+            } else if (inTrace && !l.startsWith("at ") && !l.startsWith("...") && !l.startsWith("Caused by: ")) {
+                inTrace = false;
+            }
+            if (cause != null && !inTrace) {
+                break;
+            }
+        }
+        if (cause != null) {
+            return cause;
+        }
+        for (int i = 0; i < log.size(); i++) {
+            Matcher m = VM_FAILED.matcher(log.get(i).strip());
+            if (m.matches()) {
+                return "the measured JVM exited with code " + m.group(1) + firstLineOfStderr(log, i);
+            }
+        }
+        return fallback;
     }
 }

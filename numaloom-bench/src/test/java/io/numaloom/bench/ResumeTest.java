@@ -87,15 +87,77 @@ class ResumeTest {
     }
 
     @Test
-    void aChangedBenchIsMeasuredAgain(@TempDir Path out) throws Exception {
+    void resumingWithAnotherConfigurationIsRefusedAndTouchesNothing(@TempDir Path out) throws Exception {
         new BenchRunner(config(), out, false, new FakeExecutor(), SILENT).run();
-        BenchConfig changed = ConfigReader.parse(CONFIG.replace("\"threads\": [1, 2, 4],", "\"threads\": [1, 2, 4], \"inCpuTokens\": 5,"),
-                "changed.json", 2, Mutex.names());
+        String configBefore = Files.readString(out.resolve(BenchRunner.CONFIG_FILE));
+        String rowsBefore = Files.readString(out.resolve("results.csv"));
+        String runBefore = Files.readString(out.resolve(BenchRunner.RUN_FILE));
+        BenchConfig other = ConfigReader.parse(CONFIG.replace("\"threads\": [1, 2, 4],", "\"threads\": [1, 2, 4], \"inCpuTokens\": 5,"),
+                "other.json", 2, Mutex.names());
         FakeExecutor again = new FakeExecutor();
-        new BenchRunner(changed, out, true, again, SILENT).run();
-        assertEquals(6, again.asked.size(), "every point of the changed bench, none of the unchanged one");
-        assertTrue(again.asked.stream().allMatch(k -> k.startsWith("high/")));
-        assertNoDuplicates(out);
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> new BenchRunner(other, out, true, again, SILENT).run());
+        assertEquals(List.of(), again.asked);
+        assertTrue(e.getMessage().contains("other.json") && e.getMessage().contains("resume.json"), "names both: " + e.getMessage());
+        assertTrue(e.getMessage().contains("'high' had inCpuTokens 1000, not 5"), "names the difference: " + e.getMessage());
+        assertTrue(e.getMessage().contains("start a new run"), e.getMessage());
+        assertEquals(configBefore, Files.readString(out.resolve(BenchRunner.CONFIG_FILE)));
+        assertEquals(rowsBefore, Files.readString(out.resolve("results.csv")));
+        assertEquals(runBefore, Files.readString(out.resolve(BenchRunner.RUN_FILE)));
+
+        assertEquals(null, BenchRunner.firstDifference(config().effective(), config().effective()));
+        assertEquals("it has a bench 'sync' that this configuration lacks",
+                BenchRunner.firstDifference(config().effective(), onlyFirstBench(config().effective())));
+        assertEquals("has no bench 'sync'",
+                BenchRunner.firstDifference(onlyFirstBench(config().effective()), config().effective()));
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode onlyFirstBench(com.fasterxml.jackson.databind.node.ObjectNode effective) {
+        com.fasterxml.jackson.databind.node.ObjectNode copy = effective.deepCopy();
+        ((com.fasterxml.jackson.databind.node.ArrayNode) copy.get("benches")).remove(1);
+        return copy;
+    }
+
+    @Test
+    void aResumedRunKeepsItsFirstStartTime(@TempDir Path out) throws Exception {
+        BenchConfig config = config();
+        assertThrows(FakeExecutor.Killed.class, () -> new BenchRunner(config, out, false, new FakeExecutor(3, Set.of()), SILENT).run());
+        String started = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.resolve(BenchRunner.RUN_FILE).toFile()).get("started").asText();
+        Thread.sleep(5);
+        new BenchRunner(config, out, true, new FakeExecutor(), SILENT).run();
+        var run = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.resolve(BenchRunner.RUN_FILE).toFile());
+        assertEquals(started, run.get("started").asText());
+        assertTrue(run.hasNonNull("finished"));
+    }
+
+    /** What the Ctrl-C hook does while a point is measured: report, clean up, say how to continue. */
+    @Test
+    void aStoppedRunSaysHowToContinueAndLeavesNoLockOrWork(@TempDir Path out) throws Exception {
+        BenchConfig config = config();
+        List<String> said = new ArrayList<>();
+        BenchRunner[] runner = new BenchRunner[1];
+        FakeExecutor fake = new FakeExecutor();
+        PointExecutor stoppedAtTheFourth = (point, work, log) -> {
+            if (fake.asked.size() == 3) {
+                assertTrue(Files.exists(out.resolve(BenchRunner.LOCK_FILE)));
+                assertTrue(Files.isDirectory(work));
+                said.add(runner[0].abandon());
+                assertTrue(Files.notExists(out.resolve("work")), "the point in progress was removed");
+                assertTrue(Files.notExists(out.resolve(BenchRunner.LOCK_FILE)), "the lock file was removed");
+                assertTrue(Files.exists(out.resolve("index.html")), "the report of the points done was written");
+                throw new FakeExecutor.Killed();
+            }
+            return fake.measure(point, work, log);
+        };
+        runner[0] = new BenchRunner(config, out, false, stoppedAtTheFourth, SILENT);
+        assertThrows(FakeExecutor.Killed.class, runner[0]::run);
+        assertEquals(1, said.size());
+        assertTrue(said.get(0).contains("3 of 8 points"), said.get(0));
+        assertTrue(said.get(0).contains("./numaloom bench --resume --out " + out), said.get(0));
+        assertEquals(null, runner[0].abandon(), "nothing to say once the run has ended");
+
+        new BenchRunner(config, out, true, new FakeExecutor(), SILENT).run();
+        assertTrue(Files.notExists(out.resolve(BenchRunner.LOCK_FILE)), "a finished run leaves no lock file");
     }
 
     @Test

@@ -114,11 +114,20 @@ final class BenchCommand {
         long t0 = System.nanoTime();
         ConsoleProgress progress = new ConsoleProgress(err);
         PointExecutor pointExecutor = executor != null ? executor : new JmhPointExecutor(progress::notice);
-        Thread reaper = new Thread(BenchCommand::stopMeasuredJvms, "numaloom-stop-forks");
+        BenchRunner runner = new BenchRunner(config, outDir, args.resume(), pointExecutor, progress);
+        Thread reaper = new Thread(() -> {
+            stopMeasuredJvms();
+            String stopped = runner.abandon();
+            if (stopped != null) {
+                progress.close();
+                err.println();
+                err.println("numaloom bench: " + stopped);
+            }
+        }, "numaloom-stop-forks");
         Runtime.getRuntime().addShutdownHook(reaper);
         List<PointResult> rows;
         try {
-            rows = new BenchRunner(config, outDir, args.resume(), pointExecutor, progress).run();
+            rows = runner.run();
         } catch (IllegalStateException e) {
             err.println("numaloom bench: " + e.getMessage());
             return Main.USAGE;
