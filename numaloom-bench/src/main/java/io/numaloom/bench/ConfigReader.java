@@ -341,7 +341,8 @@ public final class ConfigReader {
         }
         WorkloadKind kind = WorkloadKind.byJsonName(name.asText()).orElse(null);
         if (kind == null) {
-            problem(path, "unknown workload '" + name.asText() + "'; known: " + String.join(", ", WorkloadKind.jsonNames()));
+            problem(path, "unknown workload '" + name.asText() + "'" + Suggest.hint(name.asText(), WorkloadKind.jsonNames())
+                    + "; known: " + String.join(", ", WorkloadKind.jsonNames()));
         }
         return kind;
     }
@@ -484,7 +485,8 @@ public final class ConfigReader {
                 problem(at, name == null ? "is required" : "must be a string, got " + describe(name));
                 ok = false;
             } else if (!knownLocks.contains(name.asText())) {
-                problem(at, "unknown lock '" + name.asText() + "'; known: " + String.join(", ", knownLocks));
+                problem(at, "unknown lock '" + name.asText() + "'" + Suggest.hint(name.asText(), knownLocks)
+                        + "; known: " + String.join(", ", knownLocks));
                 ok = false;
             } else if (locks.contains(name.asText())) {
                 problem(at, "lock '" + name.asText() + "' is listed twice");
@@ -617,7 +619,7 @@ public final class ConfigReader {
         for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
             String name = it.next();
             if (!known.contains(name)) {
-                problem(prefix + name, "unknown field; " + hint);
+                problem(prefix + name, "unknown field" + Suggest.hint(name, known) + "; " + hint);
             }
         }
     }

@@ -109,7 +109,7 @@ class ConfigReaderTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
-            "inCpuTokenz": 5,           | benches[0].payload.inCpuTokenz: unknown field; known fields for consumeCpu:
+            "inCpuTokenz": 5,           | benches[0].payload.inCpuTokenz: unknown field (did you mean 'inCpuTokens'?); known fields for consumeCpu:
             "forks": "three",           | benches[0].payload.forks: must be an integer, got "three"
             "forks": 1.5,               | benches[0].payload.forks: must be an integer, got 1.5
             "forks": 0,                 | benches[0].payload.forks: must be >= 1, got 0
@@ -146,7 +146,7 @@ class ConfigReaderTest {
         List<String> p = problems("""
                 { "benches": [ { "name": "consumeCPU", "payload": { "locks": [ { "name": "VNA" } ] } } ] }
                 """);
-        assertEquals(List.of("benches[0].name: unknown workload 'consumeCPU'; known: consumeCpu, matrix, textStats, "
+        assertEquals(List.of("benches[0].name: unknown workload 'consumeCPU' (did you mean 'consumeCpu'?); known: consumeCpu, matrix, textStats, "
                 + "randBash, contend, sync"), p);
     }
 

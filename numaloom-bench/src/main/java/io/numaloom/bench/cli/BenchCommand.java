@@ -167,7 +167,12 @@ final class BenchCommand {
             return ConfigReader.read(outDir.resolve(BenchRunner.CONFIG_FILE));
         }
         BenchConfig config = args.config() == null ? BenchConfig.builtInDefault() : ConfigReader.read(args.config());
-        return args.quick() ? config.quick() : config;
+        if (args.quick()) {
+            err.println("numaloom bench: --quick: one fork, 1 warm-up and 2 measured rounds, a tenth of the work; "
+                    + "a first look, whose 95% intervals are wide: do not compare locks with it");
+            return config.quick();
+        }
+        return config;
     }
 
     private static Path outDir(Args args) throws IOException {

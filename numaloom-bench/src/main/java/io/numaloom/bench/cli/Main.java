@@ -1,7 +1,10 @@
 package io.numaloom.bench.cli;
 
+import io.numaloom.bench.Suggest;
+
 import java.io.PrintStream;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The {@code ./numaloom} command: {@code bench}, {@code topology}, {@code plot} and {@code jmh}.
@@ -36,7 +39,8 @@ public final class Main {
                 case "plot" -> PlotCommand.run(rest, out, err);
                 case "jmh" -> JmhCommand.run(rest, out, err);
                 default -> {
-                    err.println("numaloom: unknown command '" + args[0] + "'");
+                    err.println("numaloom: unknown command '" + args[0] + "'"
+                            + Suggest.hint(args[0], List.of("bench", "topology", "plot", "jmh")));
                     err.print(usage());
                     yield USAGE;
                 }
@@ -61,9 +65,11 @@ public final class Main {
                 Commands:
                   bench [--config FILE] [--quick] [--out DIR] [--resume] [--dry-run]
                                  run the benchmarks of a configuration (without --config, the built-in
-                                 default: VNA vs fair and unfair ReentrantLock, high and low contention,
-                                 about 3 minutes on 2 cores) into DIR (default results/<timestamp>/):
-                                 results.csv, results.json, a PNG and SVG plot per bench, index.html
+                                 default: short critical sections and the thesis's high and low
+                                 contention, VNA against ReentrantLock, synchronized and SHFL, about
+                                 3 minutes on 2 cores) into DIR (default results/<timestamp>/):
+                                 results.csv, results.json, summary.csv, a PNG and SVG plot per bench,
+                                 index.html; at the end, who won
                   topology [--topology SPEC]
                                  print the NUMA topology numaloom sees and where the current CPU comes from
                   plot RESULTS_DIR

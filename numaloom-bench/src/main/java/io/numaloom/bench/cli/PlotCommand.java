@@ -1,5 +1,6 @@
 package io.numaloom.bench.cli;
 
+import io.numaloom.bench.BenchRunner;
 import io.numaloom.bench.report.Report;
 
 import java.io.IOException;
@@ -28,6 +29,11 @@ final class PlotCommand {
         Path dir = Path.of(args[0]);
         if (!Files.isDirectory(dir)) {
             err.println("numaloom plot: no such directory: " + dir);
+            return Main.USAGE;
+        }
+        if (!Files.exists(dir.resolve(BenchRunner.CONFIG_FILE))) {
+            err.println("numaloom plot: " + dir + " is not a results directory: it has no " + BenchRunner.CONFIG_FILE
+                    + " (give the folder ./numaloom bench wrote, e.g. results/<timestamp>)");
             return Main.USAGE;
         }
         try {

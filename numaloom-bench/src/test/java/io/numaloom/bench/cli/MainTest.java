@@ -50,6 +50,21 @@ class MainTest {
         assertTrue(r.err().contains("unknown option '--frobnicate'"), r.err());
         assertEquals(2, main("bench", "--config").status());
         assertEquals(2, main("plot").status());
+        Result typo = main("bnech");
+        assertEquals(2, typo.status());
+        assertTrue(typo.err().contains("unknown command 'bnech' (did you mean 'bench'?)"), typo.err());
+    }
+
+    @Test
+    void aMistypedLockOrFieldGetsASuggestion(@TempDir Path dir) throws Exception {
+        Path config = dir.resolve("typo.json");
+        Files.writeString(config, """
+                { "benches": [ { "name": "consumeCpu", "payload": { "forkz": 2, "locks": [ { "name": "VnaLock" } ] } } ] }
+                """);
+        Result r = main("bench", "--config", config.toString(), "--dry-run");
+        assertEquals(2, r.status());
+        assertTrue(r.err().contains("unknown lock 'VnaLock' (did you mean 'VNA'?); known: VNA"), r.err());
+        assertTrue(r.err().contains("benches[0].payload.forkz: unknown field (did you mean 'forks'?)"), r.err());
     }
 
     @Test
@@ -84,7 +99,7 @@ class MainTest {
         assertTrue(t.out().startsWith("Topology: ") && t.out().contains("Current CPU source"), t.out());
         assertEquals(2, main("topology", "--topology", "nodes=999").status());
         Result plot = main("plot", dir.toString());
-        assertEquals(1, plot.status());
+        assertEquals(2, plot.status(), "a folder that is not a results folder is a usage error");
         assertTrue(plot.err().contains("no config.json"), plot.err());
         Result list = main("jmh", "-l");
         assertEquals(0, list.status(), list.err());
