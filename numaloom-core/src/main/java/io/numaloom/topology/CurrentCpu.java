@@ -11,8 +11,10 @@ import java.lang.invoke.MethodHandle;
  * <h2>Sources</h2>
  * The source is chosen once, when this class is initialized, and reported by {@link #source()} and
  * {@link #sourceReason()} and logged once through {@link System.Logger} (logger
- * {@code io.numaloom.topology.CurrentCpu}; level {@code DEBUG} when {@code sched_getcpu} is used with native
- * access enabled, {@code INFO} for the expected fallbacks, {@code WARNING} for the unexpected ones):
+ * {@code io.numaloom.topology.CurrentCpu}), at {@code DEBUG}, except a fallback to the spread on a
+ * topology with more than one node or socket, where the spread costs locality, and an unknown
+ * {@code numaloom.currentCpu} value: those are logged as a {@code WARNING}. The library prints nothing
+ * else.
  * <ul>
  * <li>{@link Source#SCHED_GETCPU}: a call of the C library's {@code sched_getcpu()} through the FFM API
  *     ({@link java.lang.foreign.Linker#nativeLinker()}), linked as a critical downcall (about 3 ns; no

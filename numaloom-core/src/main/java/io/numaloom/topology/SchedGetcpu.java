@@ -32,26 +32,47 @@ final class SchedGetcpu {
      * {@code auto}), on behalf of {@code module} (numaloom's module, whose native access the JDK checks).
      */
     static Choice choose(String mode, Module module) {
+        return choose(mode, module, multiNode());
+    }
+
+    /**
+     * As {@link #choose(String, Module)}; {@code multiNode} says whether the topology has more than one
+     * node or socket, where a fallback to the spread costs locality: only then is it logged as a
+     * {@code WARNING}. Everything the user asked for, and every outcome on a one-node machine, is logged at
+     * {@code DEBUG}, so that the library prints nothing on its users' standard error.
+     */
+    static Choice choose(String mode, Module module, boolean multiNode) {
         String m = mode == null ? "auto" : mode.strip().toLowerCase(Locale.ROOT);
         String enableFlag = "--enable-native-access=" + (module.isNamed() ? module.getName() : "ALL-UNNAMED");
+        System.Logger.Level fallback = multiNode ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG;
         switch (m) {
             case "spread":
-                return new Choice(null, CurrentCpu.MODE_PROPERTY + "=spread", System.Logger.Level.INFO);
+                return new Choice(null, CurrentCpu.MODE_PROPERTY + "=spread", System.Logger.Level.DEBUG);
             case "quiet":
                 if (!module.isNativeAccessEnabled()) {
                     return new Choice(null, CurrentCpu.MODE_PROPERTY + "=quiet and native access is not enabled for "
-                            + describe(module) + " (run with " + enableFlag + " to use sched_getcpu)", System.Logger.Level.INFO);
+                            + describe(module) + " (run with " + enableFlag + " to use sched_getcpu)", System.Logger.Level.DEBUG);
                 }
-                return bind(module, enableFlag, "");
+                return bind(module, enableFlag, "", fallback);
             case "auto", "":
-                return bind(module, enableFlag, "");
+                return bind(module, enableFlag, "", fallback);
             default:
                 return bind(module, enableFlag, "; ignored unknown " + CurrentCpu.MODE_PROPERTY + "=" + mode
-                        + " (expected auto, quiet or spread), used auto");
+                        + " (expected auto, quiet or spread), used auto", fallback);
         }
     }
 
-    private static Choice bind(Module module, String enableFlag, String note) {
+    /** Whether the current topology has more than one node or socket; false if it cannot be read. */
+    private static boolean multiNode() {
+        try {
+            Topology t = Topology.current();
+            return t.nodeCount() > 1 || t.socketCount() > 1;
+        } catch (RuntimeException e) {
+            return false; // a bad numaloom.topology is reported where the topology is used
+        }
+    }
+
+    private static Choice bind(Module module, String enableFlag, String note, System.Logger.Level fallback) {
         boolean enabled = module.isNativeAccessEnabled();
         MethodHandle handle;
         try {
@@ -59,20 +80,20 @@ final class SchedGetcpu {
             Optional<MemorySegment> symbol = linker.defaultLookup().find("sched_getcpu");
             if (symbol.isEmpty()) {
                 return new Choice(null, "the C library has no sched_getcpu (os.name=" + System.getProperty("os.name") + ")" + note,
-                        level(note, System.Logger.Level.INFO));
+                        level(note, fallback));
             }
             handle = linker.downcallHandle(symbol.get(), FunctionDescriptor.of(ValueLayout.JAVA_INT),
                     Linker.Option.critical(false));
         } catch (IllegalCallerException e) {
             return new Choice(null, "native access is denied to " + describe(module) + " (\"" + e.getMessage()
-                    + "\"); run with " + enableFlag + " to use sched_getcpu" + note, level(note, System.Logger.Level.INFO));
+                    + "\"); run with " + enableFlag + " to use sched_getcpu" + note, level(note, fallback));
         } catch (UnsupportedOperationException e) {
             return new Choice(null, "the FFM linker does not support this platform (" + e.getMessage() + ")" + note,
-                    level(note, System.Logger.Level.INFO));
+                    level(note, fallback));
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable e) {
-            return new Choice(null, "binding sched_getcpu failed: " + e + note, System.Logger.Level.WARNING);
+            return new Choice(null, "binding sched_getcpu failed: " + e + note, level(note, fallback));
         }
         int probe;
         try {
@@ -80,10 +101,10 @@ final class SchedGetcpu {
         } catch (VirtualMachineError e) {
             throw e;
         } catch (Throwable e) {
-            return new Choice(null, "calling sched_getcpu failed: " + e + note, System.Logger.Level.WARNING);
+            return new Choice(null, "calling sched_getcpu failed: " + e + note, level(note, fallback));
         }
         if (probe < 0) {
-            return new Choice(null, "sched_getcpu returned " + probe + note, System.Logger.Level.WARNING);
+            return new Choice(null, "sched_getcpu returned " + probe + note, level(note, fallback));
         }
         if (enabled) {
             return new Choice(handle, "sched_getcpu through FFM" + note, level(note, System.Logger.Level.DEBUG));
@@ -91,7 +112,7 @@ final class SchedGetcpu {
         return new Choice(handle, "sched_getcpu through FFM; native access is not enabled for " + describe(module)
                 + ", so the JDK printed a one-time restricted-method warning: run with " + enableFlag
                 + " to silence it, or -D" + CurrentCpu.MODE_PROPERTY + "=quiet to make no native call" + note,
-                level(note, System.Logger.Level.INFO));
+                level(note, System.Logger.Level.DEBUG));
     }
 
     /** An unknown mode value is worth a warning whatever the outcome. */

@@ -147,6 +147,17 @@ class CurrentCpuTest {
     }
 
     @Test
+    void whatTheUserAskedForIsLoggedAtDebugEvenOnManyNodes() {
+        Module module = CurrentCpu.class.getModule();
+        assertEquals(System.Logger.Level.DEBUG, SchedGetcpu.choose("spread", module, true).level());
+        assertEquals(System.Logger.Level.DEBUG, SchedGetcpu.choose("quiet", module, true).level());
+        assertEquals(System.Logger.Level.DEBUG, SchedGetcpu.choose("spread", module, false).level());
+        if (LINUX && !startedWithDeny()) {
+            assertEquals(System.Logger.Level.DEBUG, SchedGetcpu.choose(null, module, true).level(), "sched_getcpu works");
+        }
+    }
+
+    @Test
     void unknownModeIsReportedAsAWarningAndTreatedAsAuto() {
         SchedGetcpu.Choice c = SchedGetcpu.choose("fast", CurrentCpu.class.getModule());
         assertEquals(System.Logger.Level.WARNING, c.level());
