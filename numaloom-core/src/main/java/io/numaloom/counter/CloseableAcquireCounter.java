@@ -1,5 +1,7 @@
 package io.numaloom.counter;
 
+import io.numaloom.topology.Topology;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
@@ -194,8 +196,14 @@ public final class CloseableAcquireCounter {
     /** Null, the record of the structural operation in progress, or {@link #CLOSED_CONTROL}. */
     private Control control;
 
-    /** An open counter with nothing outstanding: one word until it meets contention. */
+    /**
+     * An open counter with nothing outstanding: one word until it meets contention.
+     *
+     * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed (the message quotes
+     *         it and names the problem): here, not in a later {@code tryAcquire()}
+     */
     public CloseableAcquireCounter() {
+        Topology.current(); // resolves the topology the stripes will follow: a bad spec fails here
     }
 
     private CloseableAcquireCounter(Stripes table) {
@@ -208,8 +216,10 @@ public final class CloseableAcquireCounter {
      * has already met contention everywhere; it costs the table and a 272-byte stripe per slot.
      *
      * @return a new open counter
+     * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
      */
     public static CloseableAcquireCounter striped() {
+        Topology.current();
         return new CloseableAcquireCounter(Stripes.forThisMachine(true));
     }
 

@@ -136,6 +136,8 @@ class CurrentCpuChildJvmTest {
         assertTrue(Integer.parseInt(c.get("cpu")) >= 0, "cpu() still works");
         assertEquals(expected, c.get("vnaLock.error"), "new VnaLock() fails fast, with the same message");
         assertEquals(expected, c.get("vnaLockPerSocket.error"), "VnaLock.perSocket() too");
+        assertEquals(expected, c.get("counter.error"), "new CloseableAcquireCounter() fails fast, with the same message");
+        assertEquals(expected, c.get("stripedCounter.error"), "CloseableAcquireCounter.striped() too");
         assertEquals("works", c.get("customPlacement"), "a custom placement does not need the topology");
         assertEquals("true", c.get("done"));
     }

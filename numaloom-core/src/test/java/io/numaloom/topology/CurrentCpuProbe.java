@@ -52,6 +52,20 @@ public final class CurrentCpuProbe {
             } catch (IllegalArgumentException e) {
                 System.out.println("vnaLockPerSocket.error=" + e.getMessage());
             }
+            try {
+                new io.numaloom.counter.CloseableAcquireCounter();
+                System.out.println("counter=created");
+            } catch (IllegalArgumentException e) {
+                System.out.println("counter.error=" + e.getMessage());
+            }
+            try {
+                io.numaloom.counter.CloseableAcquireCounter.striped();
+                System.out.println("stripedCounter=created");
+            } catch (IllegalArgumentException e) {
+                System.out.println("stripedCounter.error=" + e.getMessage());
+            }
+            io.numaloom.counter.CloseableAcquireCounter placed = io.numaloom.counter.CloseableAcquireCounter.withPlacement(2, () -> 1);
+            placed.release(placed.tryAcquire());
             io.numaloom.VnaLock custom = io.numaloom.VnaLock.withPlacement(2, () -> 1);
             custom.lock();
             custom.unlock();
