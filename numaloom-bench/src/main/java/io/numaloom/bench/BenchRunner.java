@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -303,8 +304,8 @@ public final class BenchRunner {
     private void writeRunFile(Instant started, Instant finished, int points) throws IOException {
         Map<String, Object> run = new LinkedHashMap<>();
         run.put("config", config.source());
-        run.put("started", started.toString());
-        run.put("finished", finished == null ? null : finished.toString());
+        run.put("started", started.truncatedTo(ChronoUnit.SECONDS).toString());
+        run.put("finished", finished == null ? null : finished.truncatedTo(ChronoUnit.SECONDS).toString());
         run.put("points", points);
         JSON.writeValue(out.resolve(RUN_FILE).toFile(), run);
     }

@@ -41,6 +41,11 @@ public record ForkReport(long pid, long operationsPerRound, List<Double> jain, L
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** Whether the measured JVM saw one NUMA node ({@code topology} as {@code PointBenchmark} writes it). */
+    public boolean oneNode() {
+        return topology != null && topology.contains(", 1 nodes;");
+    }
+
     /** Writes this report into {@code dir} atomically (a reader never sees half a file). */
     public void writeTo(Path dir) throws IOException {
         Files.createDirectories(dir);

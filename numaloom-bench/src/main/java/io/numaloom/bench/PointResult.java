@@ -7,6 +7,7 @@ import org.HdrHistogram.Histogram;
 import java.math.BigDecimal;
 import java.math.MathContext;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -41,7 +42,8 @@ import java.util.List;
  * @param latencyP999Ns        99.9th percentile, ns
  * @param latencyMaxNs         largest, ns
  * @param handoffs             consecutive acquisitions counted
- * @param localHandoffFraction the fraction of handoffs that stayed on one node
+ * @param localHandoffFraction the fraction of handoffs that stayed on one node; null on a one-node topology,
+ *                             where every handoff is local and the fraction says nothing
  * @param slowPathsPerOp       VnaLock diagnostics (config {@code "diagnostics": true}), per measured operation:
  *                             acquisitions that failed the fast path; null without diagnostics
  * @param queuedPerOp          acquisitions that came through a queue, per operation
@@ -152,7 +154,7 @@ public record PointResult(String bench, String title, String workload, String lo
                 hasLatency ? latency.getValueAtPercentile(99) : null,
                 hasLatency ? latency.getValueAtPercentile(99.9) : null,
                 hasLatency ? latency.getMaxValue() : null,
-                hasRegions ? handoffs : null, hasRegions ? (double) local / handoffs : null,
+                hasRegions ? handoffs : null, hasRegions && (first == null || !first.oneNode()) ? (double) local / handoffs : null,
                 perOp(counts == null ? null : counts.slowPaths(), ops, times.length),
                 perOp(counts == null ? null : counts.queuedAcquisitions(), ops, times.length),
                 perOp(counts == null ? null : counts.parks(), ops, times.length),
@@ -160,7 +162,7 @@ public record PointResult(String bench, String title, String workload, String lo
                 counts == null ? null : counts.reservations(),
                 error == null ? OK : FAILED, error,
                 first == null ? null : first.placement(), first == null ? null : first.cpuSource(),
-                b.fingerprint(), started.toString(), round3(seconds));
+                b.fingerprint(), started.truncatedTo(ChronoUnit.MILLIS).toString(), round3(seconds));
     }
 
     /** The row of a point that failed before anything was measured. */
@@ -169,7 +171,7 @@ public record PointResult(String bench, String title, String workload, String lo
         return new PointResult(b.id(), b.title(), b.kind().jsonName(), point.lock(), point.threads(), b.threadType(),
                 b.carriers(), b.remotePenaltyNs(), b.topology(), b.forks(), 0, 0,
                 null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null, FAILED, error, null, null, b.fingerprint(), started.toString(), round3(seconds));
+                null, null, null, null, null, FAILED, error, null, null, b.fingerprint(), started.truncatedTo(ChronoUnit.MILLIS).toString(), round3(seconds));
     }
 
     /** The cells of this row's CSV line, in {@link #CSV_HEADER} order; null is an empty cell. */

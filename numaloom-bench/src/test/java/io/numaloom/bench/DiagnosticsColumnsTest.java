@@ -45,4 +45,22 @@ class DiagnosticsColumnsTest {
         assertTrue(csv.lines().findFirst().orElseThrow().contains("slowPathsPerOp,queuedPerOp,parksPerOp,unparksPerOp,reservations"));
         assertTrue(Files.readString(out.resolve("index.html")).contains("<th>parks/op</th>"));
     }
+
+    /** On one node every handoff is local: the fraction would read 100% and mean nothing, so it is blank. */
+    @Test
+    void localHandoffsAreBlankOnOneNodeAndTimesHaveNoNanoseconds() throws Exception {
+        Point point = BenchRunner.points(ResumeTest.config()).getFirst();
+        ForkReport oneNode = report("2 cpus, 1 nodes; sysfs");
+        ForkReport twoNodes = report("2 cpus, 2 nodes; numaloom.topology=nodes=2 (virtual)");
+        java.time.Instant started = java.time.Instant.parse("2026-11-22T18:02:59.495897779Z");
+        PointResult one = PointResult.measured(point, List.of(1.0, 1.0), List.of(oneNode), started, 1);
+        PointResult two = PointResult.measured(point, List.of(1.0, 1.0), List.of(twoNodes), started, 1);
+        assertNull(one.localHandoffFraction());
+        assertEquals(0.5, two.localHandoffFraction(), 1e-9);
+        assertEquals("2026-11-22T18:02:59.495Z", one.startedAt());
+    }
+
+    private static ForkReport report(String topology) {
+        return new ForkReport(1, 1000, List.of(1.0), List.of(1.0), null, 100, 50, "p", "c", topology, null, null);
+    }
 }
