@@ -40,7 +40,9 @@ class LockDiagnosticsTest {
         assertEquals(1, d.queuedAcquisitions(), d.toString());
         assertTrue(d.parks() >= 1, d.toString());
         assertTrue(d.unparks() >= 1, "the release woke the parked heir: " + d);
-        assertEquals(0, d.reservations(), d.toString());
+        // On a busy machine the heir's recovery timeout (1 ms) can outlast its patience while this
+        // thread still holds the lock: then it reserves, once (a held lock is reserved at most once).
+        assertTrue(d.reservations() <= 1, d.toString());
     }
 
     /** A heir kept waiting longer than its patience reserves the lock, and the count shows it. */
