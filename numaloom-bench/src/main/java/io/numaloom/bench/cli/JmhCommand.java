@@ -50,6 +50,21 @@ final class JmhCommand {
         return uncontended;
     }
 
+    /** JMH's help and lists print on System.out; this command prints on {@code out}. */
+    private static void printingTo(PrintStream out, IoAction action) throws IOException {
+        PrintStream saved = System.out;
+        System.setOut(out);
+        try {
+            action.run();
+        } finally {
+            System.setOut(saved);
+        }
+    }
+
+    private interface IoAction {
+        void run() throws IOException;
+    }
+
     static int run(String[] args, PrintStream out, PrintStream err) {
         CommandLineOptions cmd;
         try {
@@ -69,15 +84,15 @@ final class JmhCommand {
                         Run alone, UncontendedLockUnlock measures every registered lock unless -p lock=... is
                         given. JMH's options:
                         """);
-                cmd.showHelp();
+                printingTo(out, cmd::showHelp);
                 return Main.OK;
             }
             if (cmd.shouldListProfilers()) {
-                cmd.listProfilers();
+                printingTo(out, cmd::listProfilers);
                 return Main.OK;
             }
             if (cmd.shouldListResultFormats()) {
-                cmd.listResultFormats();
+                printingTo(out, cmd::listResultFormats);
                 return Main.OK;
             }
             OptionsBuilder options = new OptionsBuilder();

@@ -39,6 +39,7 @@ class MainTest {
         Result jmh = main("jmh", "-h");
         assertEquals(0, jmh.status());
         assertTrue(jmh.out().contains("UncontendedLockUnlock"));
+        assertTrue(jmh.out().contains("-prof <profiler>"), "JMH's own options are printed where the command prints");
     }
 
     @Test
