@@ -10,6 +10,7 @@ import io.numaloom.bench.Mutex;
 import io.numaloom.bench.Point;
 import io.numaloom.bench.PointExecutor;
 import io.numaloom.bench.PointResult;
+import io.numaloom.bench.ResultStore;
 import io.numaloom.bench.report.Report;
 import io.numaloom.bench.report.Summary;
 import io.numaloom.bench.workloads.WorkloadKind;
@@ -22,7 +23,9 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -105,7 +108,7 @@ final class BenchCommand {
         }
         List<Point> points = BenchRunner.points(config);
         if (args.dryRun()) {
-            out.println(config.source() + ": valid, " + points.size() + " points");
+            out.println(config.source() + ": valid, " + points.size() + " points; " + estimate(points, RESULTS_ROOT));
             for (Point p : points) {
                 out.println("  " + p.key());
             }
@@ -157,6 +160,42 @@ final class BenchCommand {
         out.printf("%n%d points, %d failed, in %s. Report: %s%n", rows.size(), failed,
                 ConsoleProgress.format(Duration.ofNanos(System.nanoTime() - t0)), outDir.resolve(Report.INDEX));
         return failed == 0 ? Main.OK : Main.POINTS_FAILED;
+    }
+
+    /**
+     * How long the points will take: the sum of what the same points (same key and bench fingerprint)
+     * took in earlier runs under {@code resultsRoot}, when every point has been measured before; else
+     * the size of the run, which is all that can be said without measuring.
+     */
+    static String estimate(List<Point> points, Path resultsRoot) {
+        Map<String, Double> seconds = new HashMap<>();
+        if (Files.isDirectory(resultsRoot)) {
+            try (Stream<Path> runs = Files.list(resultsRoot)) {
+                for (Path run : runs.sorted().toList()) { // later runs overwrite earlier ones
+                    for (PointResult r : ResultStore.load(run)) {
+                        if (r.ok()) {
+                            seconds.put(r.key() + "@" + r.fingerprint(), r.seconds());
+                        }
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                seconds.clear(); // an unreadable folder gives no estimate, not an error
+            }
+        }
+        double total = 0;
+        for (Point p : points) {
+            Double s = seconds.get(p.key() + "@" + p.bench().fingerprint());
+            if (s == null) {
+                long jvms = points.stream().mapToLong(q -> q.bench().forks()).sum();
+                long rounds = points.stream().mapToLong(q -> (long) q.bench().forks()
+                        * (q.bench().warmupIterations() + q.bench().measurementIterations())).sum();
+                return jvms + " JVM starts and " + rounds + " rounds (no estimate of the time: not every point was"
+                        + " measured before under " + resultsRoot + "/)";
+            }
+            total += s;
+        }
+        return "about " + ConsoleProgress.format(Duration.ofMillis((long) (total * 1000)))
+                + " (what the same points took in earlier runs under " + resultsRoot + "/)";
     }
 
     private BenchConfig config(Args args, Path outDir) throws ConfigException, IOException {
@@ -223,7 +262,8 @@ final class BenchCommand {
                   --resume       continue a run that was cut short: points with a result in DIR are skipped
                                  (without --out: the latest run under results/; without --config: the
                                  configuration that run started with)
-                  --dry-run      validate the configuration and list its points; run nothing
+                  --dry-run      validate the configuration and list its points, with the time they took
+                                 in earlier runs under results/ if they all ran before; run nothing
 
                 Exit status: 0 all points measured; 2 bad usage or configuration; 3 some points failed
                 (the reason is in their row); 1 other errors.

@@ -94,6 +94,31 @@ class MainTest {
     }
 
     @Test
+    void dryRunEstimatesTheTimeFromEarlierRunsOfTheSamePoints(@TempDir Path results) throws Exception {
+        io.numaloom.bench.BenchConfig config = io.numaloom.bench.ConfigReader.parse("""
+                { "benches": [ { "name": "consumeCpu", "id": "c", "payload": { "threads": [1, 2],
+                  "locks": [ { "name": "VNA" } ] } } ] }""", "c.json", 2, io.numaloom.bench.Mutex.names());
+        var points = io.numaloom.bench.BenchRunner.points(config);
+        String before = BenchCommand.estimate(points, results);
+        assertTrue(before.startsWith("2 JVM starts and 16 rounds (no estimate"), before); // 1 fork x (3 + 5) rounds x 2 points
+
+        io.numaloom.bench.PointExecutor instant = (point, work, log) -> new io.numaloom.bench.PointExecutor.Measurement(
+                java.util.List.of(1.0, 1.0), java.util.List.of(new io.numaloom.bench.ForkReport(1, 100, java.util.List.of(1.0),
+                java.util.List.of(1.0), null, 0, 0, "p", "c", "2 cpus, 1 nodes; test", null, null)));
+        new io.numaloom.bench.BenchRunner(config, results.resolve("20260101-000000"), false, instant, SILENT).run();
+        String after = BenchCommand.estimate(points, results);
+        assertTrue(after.startsWith("about 0:0"), "the two points took well under 10 s here: " + after);
+    }
+
+    static final io.numaloom.bench.BenchRunner.Listener SILENT = new io.numaloom.bench.BenchRunner.Listener() {
+        @Override public void runStarted(Path out, int points, int alreadyDone) {}
+        @Override public void pointStarted(io.numaloom.bench.Point point, int ordinal, int points, java.time.Duration elapsed,
+                                           java.time.Duration eta) {}
+        @Override public void pointFinished(io.numaloom.bench.PointResult result, int ordinal, int points) {}
+        @Override public void notice(String text) {}
+    };
+
+    @Test
     void topologyAndPlotAndJmhList(@TempDir Path dir) {
         Result t = main("topology");
         assertEquals(0, t.status(), t.err());
