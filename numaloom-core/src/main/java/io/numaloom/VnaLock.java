@@ -38,8 +38,10 @@ import java.util.function.IntSupplier;
  * <li>on machines with several NUMA nodes, waiters queue per node, and the lock prefers to pass
  *     from a waiter to another waiter of the same node for a bounded time, so the data it
  *     protects stays in one node's caches;
- * <li>waiting that suits virtual threads: at most one waiter spins, briefly; every other waiter
- *     is parked and uses no CPU.
+ * <li>waiting that suits virtual threads: while nobody is queued, a thread that finds the lock
+ *     held polls it for about a microsecond before it queues; once threads are queued, only one of
+ *     them (the heir) spins, briefly, and every other waiter is parked and uses no CPU. With one
+ *     carrier nobody spins.
  * </ul>
  *
  * <p><b>Guarantees.</b>
@@ -584,8 +586,8 @@ public class VnaLock implements Lock {
     /**
      * A newcomer that finds no heir spins for {@link #NEWCOMER_SPINS} polls before it queues: a
      * short critical section ends within that, and the lock is then taken without touching the
-     * queues. With a heir present the newcomer queues at once, so at most one of them spins
-     * alongside the heir; on one carrier nobody spins.
+     * queues. Once a heir exists newcomers queue at once, so while threads are queued only the
+     * heir spins; on one carrier nobody spins.
      */
     private boolean spinAsNewcomer(Thread me) {
         if (!mayspin(me)) {
