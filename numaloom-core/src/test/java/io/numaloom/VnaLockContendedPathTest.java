@@ -146,7 +146,7 @@ class VnaLockContendedPathTest {
         AtomicBoolean timedOut = new AtomicBoolean();
         Thread waiter = Thread.ofPlatform().start(() -> {
             try {
-                timedOut.set(!lock.tryLock(200, TimeUnit.MILLISECONDS));
+                timedOut.set(!lock.tryLock(2, TimeUnit.SECONDS)); // ample time to reserve, even on a busy machine
             } catch (InterruptedException e) {
                 throw new AssertionError(e);
             }
