@@ -284,10 +284,10 @@ public final class BenchRunner {
                 return "has no bench '" + id + "'";
             }
             if (!was.equals(b)) {
-                for (var it = b.path("payload").fields(); it.hasNext(); ) {
-                    var f = it.next();
-                    if (!f.getValue().equals(was.path("payload").get(f.getKey()))) {
-                        return "its bench '" + id + "' had " + f.getKey() + " " + was.path("payload").get(f.getKey()) + ", not " + f.getValue();
+                for (Map.Entry<String, JsonNode> f : b.path("payload").properties()) {
+                    JsonNode previous = was.path("payload").get(f.getKey());
+                    if (!f.getValue().equals(previous)) {
+                        return "its bench '" + id + "' had " + f.getKey() + " " + previous + ", not " + f.getValue();
                     }
                 }
                 return "its bench '" + id + "' differs";

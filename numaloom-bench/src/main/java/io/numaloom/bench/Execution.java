@@ -94,6 +94,7 @@ public final class Execution {
         for (Thread thread : threads) {
             long left = deadline - System.nanoTime();
             if (left <= 0 || !thread.join(Duration.ofNanos(left))) {
+                String stuck = describeStuck();
                 int alive = 0;
                 for (Thread t : threads) {
                     if (t.isAlive()) {
@@ -102,13 +103,31 @@ public final class Execution {
                     }
                 }
                 throw new IllegalStateException("round timed out after " + timeout.toSeconds() + " s with " + alive
-                        + " of " + threads.length + " threads still running (a lost wake-up or a deadlock in the lock?)");
+                        + " of " + threads.length + " threads still running (a lost wake-up or a deadlock in the lock?)" + stuck);
             }
         }
         Throwable t = failure.get();
         if (t != null) {
             throw new IllegalStateException("a worker failed: " + t, t);
         }
+    }
+
+    /** Each worker still running: its progress, state and innermost frames, for the timeout's message. */
+    private String describeStuck() {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < threads.length; i++) {
+            Thread t = threads[i];
+            if (!t.isAlive()) {
+                continue;
+            }
+            sb.append(System.lineSeparator()).append("  worker ").append(i).append(" (").append(t).append(", ")
+                    .append(t.getState()).append(", ").append(workers[i].progressOpaque()).append(" operations done)");
+            StackTraceElement[] frames = t.getStackTrace();
+            for (int f = 0; f < Math.min(frames.length, 12); f++) {
+                sb.append(System.lineSeparator()).append("    at ").append(frames[f]);
+            }
+        }
+        return sb.toString();
     }
 
     /**

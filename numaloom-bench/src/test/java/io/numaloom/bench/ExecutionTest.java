@@ -138,6 +138,9 @@ class ExecutionTest {
             e.start();
             IllegalStateException x = assertThrows(IllegalStateException.class, () -> e.run(Duration.ofMillis(200)));
             assertTrue(x.getMessage().contains("timed out") && x.getMessage().contains("1 of 1 threads"), x.getMessage());
+            assertTrue(x.getMessage().contains("worker 0 (") && x.getMessage().contains("WAITING, 0 operations done")
+                    && x.getMessage().contains("at java.base/java.util.concurrent.CountDownLatch.await"),
+                    "where the stuck worker waits: " + x.getMessage());
             assertTrue(interrupted.await(5, TimeUnit.SECONDS), "the stuck worker was interrupted");
         }
     }
