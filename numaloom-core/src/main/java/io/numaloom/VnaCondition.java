@@ -8,7 +8,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The {@link Condition} of a {@link VnaLock}, with the semantics of the JDK's
+ * The {@link Condition} of a {@link VnaLock} or of one key of a {@link KeyedLock}, with the semantics of the JDK's
  * {@code AbstractQueuedSynchronizer.ConditionObject}: FIFO signalling, interruption before a
  * signal throws {@link InterruptedException} after re-acquiring the lock, interruption after a
  * signal re-asserts the interrupt status, spurious wake-ups are absorbed.
@@ -32,11 +32,11 @@ final class VnaCondition implements Condition {
     private static final int THROW = 1;
     private static final int REINTERRUPT = 2;
 
-    final VnaLock lock;
+    final ConditionLock lock;
     private Waiter first;  // guarded by lock
     private Waiter last;   // guarded by lock
 
-    VnaCondition(VnaLock lock) {
+    VnaCondition(ConditionLock lock) {
         this.lock = lock;
     }
 

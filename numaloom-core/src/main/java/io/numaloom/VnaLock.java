@@ -178,7 +178,7 @@ import java.util.function.IntSupplier;
  * {@code status}, {@code parked}, {@code heir}, candidate slots) are accessed with volatile
  * semantics, because each takes part in one of the store-then-load handshakes above.
  */
-public class VnaLock implements Lock {
+public class VnaLock extends ConditionLock implements Lock {
 
     /**
      * How long a heir lets newcomers barge before it reserves the lock for itself: 1 ms, the
@@ -213,9 +213,9 @@ public class VnaLock implements Lock {
     private static final boolean PLATFORM_MAY_SPIN = Runtime.getRuntime().availableProcessors() > 1;
     private static final boolean VIRTUAL_MAY_SPIN = virtualCarriers() > 1;
 
-    private static final byte PER_NODE = 0;
-    private static final byte PER_SOCKET = 1;
-    private static final byte CUSTOM = 2;
+    static final byte PER_NODE = 0;
+    static final byte PER_SOCKET = 1;
+    static final byte CUSTOM = 2;
 
     /** The lock word: {@link #LOCKED} and {@link #RESERVED} bits. Accessed through {@link #STATE}. */
     private int state;
@@ -239,7 +239,8 @@ public class VnaLock implements Lock {
         this(PER_NODE, null);
     }
 
-    private VnaLock(byte mode, QueuePlacement placement) {
+    /** For {@link KeyedLock}'s per-key records: {@code mode} is one of the placement modes above. */
+    VnaLock(byte mode, QueuePlacement placement) {
         this.mode = mode;
         this.placement = placement;
         queueCount(); // resolves the topology now: a bad spec fails here, never inside lock()
@@ -261,11 +262,20 @@ public class VnaLock implements Lock {
      * call and leaves the lock as it was.
      */
     public static VnaLock withPlacement(QueuePlacement placement) {
+        return new VnaLock(CUSTOM, checkPlacement(placement));
+    }
+
+    static QueuePlacement checkPlacement(QueuePlacement placement) {
         Objects.requireNonNull(placement, "placement");
         if (placement.queueCount() < 1) {
             throw new IllegalArgumentException("placement.queueCount() must be >= 1, got " + placement.queueCount());
         }
-        return new VnaLock(CUSTOM, placement);
+        return placement;
+    }
+
+    /** Whether this lock was made with this placement mode and custom placement. */
+    final boolean placedBy(byte mode, QueuePlacement placement) {
+        return this.mode == mode && this.placement == placement;
     }
 
     /** Shorthand for {@link #withPlacement(QueuePlacement)} from a count and a supplier. */
@@ -748,7 +758,7 @@ public class VnaLock implements Lock {
 
     // ------------------------------------------------------------------ condition support
 
-    /** Releases every hold of the owner; returns the hold count to restore. */
+    @Override
     int releaseFully(String action) {
         if (owner != Thread.currentThread()) {
             throw notOwner(action);
@@ -759,12 +769,13 @@ public class VnaLock implements Lock {
         return saved;
     }
 
-    /** Re-acquires after a condition wait, uninterruptibly, restoring {@code saved} holds. */
+    @Override
     void reacquire(int saved) {
         lock();
         holds = saved - 1;
     }
 
+    @Override
     void checkOwner(String action) {
         if (owner != Thread.currentThread()) {
             throw notOwner(action);

@@ -1,0 +1,26 @@
+package io.numaloom;
+
+/**
+ * What a {@link VnaCondition} needs from the lock it belongs to: {@link VnaLock} itself, or one key
+ * of a {@link KeyedLock} seen through {@link KeyedLock#forKey}. Package-private: it only lets the
+ * two share one condition implementation.
+ */
+abstract class ConditionLock {
+
+    ConditionLock() {
+    }
+
+    /**
+     * Releases every hold of the current thread and returns the hold count to restore.
+     *
+     * @throws IllegalMonitorStateException if the current thread does not hold the lock;
+     *         {@code action} completes the message ("await on")
+     */
+    abstract int releaseFully(String action);
+
+    /** Re-acquires after a condition wait, uninterruptibly, restoring {@code saved} holds. */
+    abstract void reacquire(int saved);
+
+    /** @throws IllegalMonitorStateException unless the current thread holds the lock */
+    abstract void checkOwner(String action);
+}

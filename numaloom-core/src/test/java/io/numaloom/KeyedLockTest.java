@@ -1,0 +1,339 @@
+package io.numaloom;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Condition;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link KeyedLock}: exclusion by {@code equals}, per-key {@code ReentrantLock} semantics, records
+ * that exist only while a key is in use, a table that grows and shrinks back, and no allocation in
+ * steady state. Timing never decides a verdict: waits are for states, with generous timeouts.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class KeyedLockTest {
+
+    /** A key whose equal copies are distinct objects, and whose hash collides on purpose. */
+    record Key(int id, int hash) {
+        @Override public int hashCode() { return hash; }
+        @Override public boolean equals(Object o) { return o instanceof Key k && k.id == id; }
+    }
+
+    @Test
+    void equalKeysExcludeAndOtherKeysDoNot() throws Exception {
+        KeyedLock<String> locks = new KeyedLock<>();
+        locks.lock("a");
+        String[] copy = {new String("a")};
+        boolean[] got = new boolean[3];
+        Thread t = Thread.ofPlatform().start(() -> {
+            got[0] = locks.tryLock(copy[0]);
+            got[1] = locks.tryLock("b");
+            got[2] = locks.isLocked("a") && !locks.isHeldByCurrentThread("a");
+            locks.unlock("b");
+        });
+        t.join();
+        assertFalse(got[0], "an equal key was locked by a second thread");
+        assertTrue(got[1], "another key was not free");
+        assertTrue(got[2], "isLocked/isHeldByCurrentThread from another thread");
+        locks.unlock("a");
+        assertEquals(0, locks.activeKeys());
+    }
+
+    @Test
+    void collidingKeysAreStillDistinctLocks() throws Exception {
+        KeyedLock<Key> locks = new KeyedLock<>();
+        for (int i = 0; i < 20; i++) {
+            locks.lock(new Key(i, 7)); // one chain, long enough to grow the table
+        }
+        assertEquals(20, locks.activeKeys());
+        Thread t = Thread.ofPlatform().start(() -> {
+            for (int i = 0; i < 20; i++) {
+                if (locks.tryLock(new Key(i, 7))) {
+                    throw new AssertionError("key " + i + " was free while held");
+                }
+            }
+            assertTrue(locks.tryLock(new Key(20, 7)));
+            locks.unlock(new Key(20, 7));
+        });
+        t.join();
+        for (int i = 0; i < 20; i++) {
+            locks.unlock(new Key(i, 7));
+        }
+        assertEquals(0, locks.activeKeys());
+    }
+
+    @Test
+    void reentrantPerKeyWithHoldCounts() {
+        KeyedLock<String> locks = new KeyedLock<>();
+        locks.lock("k");
+        assertTrue(locks.tryLock("k"));
+        locks.runWithLock("k", () -> assertEquals(3, locks.getHoldCount("k")));
+        assertEquals(2, locks.getHoldCount("k"));
+        assertEquals(0, locks.getHoldCount("other"));
+        locks.unlock("k");
+        assertTrue(locks.isHeldByCurrentThread("k"));
+        locks.unlock("k");
+        assertFalse(locks.isLocked("k"));
+        assertEquals(0, locks.activeKeys());
+    }
+
+    @Test
+    void misuseGivesClearErrors() throws Exception {
+        KeyedLock<String> locks = new KeyedLock<>();
+        IllegalMonitorStateException e = assertThrows(IllegalMonitorStateException.class, () -> locks.unlock("nobody"));
+        assertTrue(e.getMessage().contains("key nobody"), e.getMessage());
+        assertThrows(NullPointerException.class, () -> locks.lock(null));
+        assertThrows(NullPointerException.class, () -> locks.withLock("k", null));
+        locks.lock("held");
+        AtomicReference<Throwable> other = new AtomicReference<>();
+        Thread t = Thread.ofPlatform().start(() -> {
+            try {
+                locks.unlock("held");
+            } catch (Throwable x) {
+                other.set(x);
+            }
+        });
+        t.join();
+        assertTrue(other.get() instanceof IllegalMonitorStateException, String.valueOf(other.get()));
+        locks.unlock("held");
+        assertEquals(0, locks.activeKeys(), "a failed call left a record behind");
+    }
+
+    @Test
+    void aFailingActionReleasesTheKey() {
+        KeyedLock<String> locks = new KeyedLock<>();
+        assertThrows(IllegalStateException.class, () -> locks.withLock("k", () -> {
+            throw new IllegalStateException("boom");
+        }));
+        assertFalse(locks.isLocked("k"));
+        assertEquals(0, locks.activeKeys());
+    }
+
+    @Test
+    void timedAndInterruptibleWaitsLeaveNothingBehind() throws Exception {
+        KeyedLock<String> locks = new KeyedLock<>();
+        locks.lock("k");
+        boolean[] timedOut = new boolean[1];
+        Thread timed = Thread.ofVirtual().start(() -> {
+            try {
+                timedOut[0] = !locks.tryLock("k", 20, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        timed.join();
+        assertTrue(timedOut[0]);
+        CountDownLatch started = new CountDownLatch(1);
+        AtomicReference<Throwable> outcome = new AtomicReference<>();
+        Thread waiter = Thread.ofVirtual().start(() -> {
+            started.countDown();
+            try {
+                locks.lockInterruptibly("k");
+                outcome.set(new AssertionError("acquired"));
+            } catch (Throwable x) {
+                outcome.set(x);
+            }
+        });
+        started.await();
+        VnaLockTest.awaitCondition(() -> locks.getQueueLength("k") == 1, "a waiter on k");
+        waiter.interrupt();
+        waiter.join();
+        assertTrue(outcome.get() instanceof InterruptedException, String.valueOf(outcome.get()));
+        assertEquals(1, locks.activeKeys());
+        locks.unlock("k");
+        assertEquals(0, locks.activeKeys());
+    }
+
+    @Test
+    void aWaiterGetsTheKeyWhenItIsReleased() throws Exception {
+        KeyedLock<String> locks = new KeyedLock<>();
+        locks.lock("k");
+        int[] seen = new int[1];
+        Thread waiter = Thread.ofVirtual().start(() -> locks.runWithLock("k", () -> seen[0]++));
+        VnaLockTest.awaitCondition(() -> locks.getQueueLength("k") == 1, "a waiter on k");
+        assertEquals(0, seen[0]);
+        locks.unlock("k");
+        waiter.join();
+        assertEquals(1, seen[0]);
+        assertEquals(0, locks.activeKeys());
+    }
+
+    @Test
+    void conditionsOfAKeyWorkThroughSeparateViews() throws Exception {
+        KeyedLock<String> locks = new KeyedLock<>();
+        KeyedLock<String>.KeyLock view = locks.forKey("q");
+        Condition ready = view.newCondition();
+        boolean[] flag = new boolean[1];
+        CountDownLatch waiting = new CountDownLatch(1);
+        Thread waiter = Thread.ofVirtual().start(() -> {
+            view.lock();
+            try {
+                waiting.countDown();
+                while (!flag[0]) {
+                    ready.awaitUninterruptibly();
+                }
+            } finally {
+                view.unlock();
+            }
+        });
+        waiting.await();
+        KeyedLock<String>.KeyLock other = locks.forKey(new String("q"));
+        VnaLockTest.awaitCondition(() -> {
+            other.lock();
+            try {
+                return other.hasWaiters(ready);
+            } finally {
+                other.unlock();
+            }
+        }, "the waiter awaiting");
+        assertEquals(1, locks.activeKeys(), "the awaiting thread keeps the key's record bound");
+        other.lock();
+        try {
+            flag[0] = true;
+            ready.signal();
+        } finally {
+            other.unlock();
+        }
+        waiter.join();
+        assertEquals(0, locks.activeKeys());
+        assertThrows(IllegalMonitorStateException.class, ready::signal);
+        assertThrows(IllegalArgumentException.class, () -> locks.forKey("other").hasWaiters(ready));
+        assertEquals(view, other);
+    }
+
+    @Test
+    void anIdleLockHoldsNoRecordAfterManyKeys() {
+        KeyedLock<Integer> locks = new KeyedLock<>();
+        for (int i = 0; i < 200_000; i++) {
+            locks.lock(i);
+            locks.unlock(i);
+        }
+        assertEquals(0, locks.activeKeys());
+        assertEquals(KeyedLock.MIN_BUCKETS, locks.buckets());
+    }
+
+    @Test
+    void theTableGrowsWithHeldKeysAndShrinksBack() {
+        KeyedLock<Integer> locks = new KeyedLock<>();
+        int n = 50_000;
+        for (int i = 0; i < n; i++) {
+            locks.lock(i);
+        }
+        assertEquals(n, locks.activeKeys());
+        int grown = locks.buckets();
+        assertTrue(grown >= n / KeyedLock.GROW_CHAIN, "table did not grow: " + grown + " buckets for " + n + " keys");
+        for (int i = 0; i < n; i++) {
+            assertTrue(locks.isHeldByCurrentThread(i), "lost key " + i);
+        }
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            order.add(i);
+        }
+        java.util.Collections.shuffle(order, new java.util.Random(42));
+        for (int i : order) {
+            locks.unlock(i);
+        }
+        assertEquals(0, locks.activeKeys());
+        assertEquals(KeyedLock.MIN_BUCKETS, locks.buckets(), "grown to " + grown);
+    }
+
+    @Test
+    void virtualThreadsWithKeyChurnLoseNoUpdate() throws Exception {
+        KeyedLock<Integer> locks = new KeyedLock<>();
+        int keys = 8;
+        int threads = 16;
+        int perThread = 5_000;
+        long[] counts = new long[keys];
+        List<Thread> all = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            all.add(Thread.ofVirtual().start(() -> {
+                ThreadLocalRandom rnd = ThreadLocalRandom.current();
+                for (int i = 0; i < perThread; i++) {
+                    int k = rnd.nextInt(keys);
+                    locks.lock(k);
+                    try {
+                        long c = counts[k];
+                        if (rnd.nextInt(16) == 0) {
+                            Thread.yield();
+                        }
+                        counts[k] = c + 1;
+                    } finally {
+                        locks.unlock(k);
+                    }
+                }
+            }));
+        }
+        for (Thread t : all) {
+            t.join();
+        }
+        long total = 0;
+        for (long c : counts) {
+            total += c;
+        }
+        assertEquals((long) threads * perThread, total, "an update was lost: two threads held one key");
+        assertEquals(0, locks.activeKeys());
+    }
+
+    /** Same method as {@link VnaLockFootprintTest}: the minimum over windows, probe cost subtracted. */
+    @Test
+    void recurringKeysAllocateNothing() throws Exception {
+        KeyedLock<Integer> locks = new KeyedLock<>();
+        Integer[] keys = new Integer[64];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = 1_000 + i; // outside the Integer cache, boxed once
+        }
+        VnaLockFootprintTest.AllocationProbe probe = new VnaLockFootprintTest.AllocationProbe();
+        cycle(locks, keys, 200_000);
+        long minEmpty = Long.MAX_VALUE;
+        long minWork = Long.MAX_VALUE;
+        StringBuilder windows = new StringBuilder();
+        for (int w = 0; w < 8; w++) {
+            long a = probe.allocatedBytes();
+            long b = probe.allocatedBytes();
+            cycle(locks, keys, 200_000);
+            long c = probe.allocatedBytes();
+            minEmpty = Math.min(minEmpty, b - a);
+            minWork = Math.min(minWork, c - b);
+            windows.append(c - b).append(' ');
+        }
+        assertTrue(minWork <= minEmpty, "every window of 200k lock(k)/unlock(k) allocated: " + windows + "bytes");
+        assertEquals(0, locks.activeKeys());
+    }
+
+    private static void cycle(KeyedLock<Integer> locks, Integer[] keys, int n) {
+        for (int i = 0; i < n; i++) {
+            Integer k = keys[i & (keys.length - 1)];
+            locks.lock(k);
+            locks.unlock(k);
+        }
+    }
+
+    @Test
+    void twoKeyedLocksDoNotShareKeys() throws Exception {
+        KeyedLock<String> a = new KeyedLock<>();
+        KeyedLock<String> b = new KeyedLock<>();
+        a.lock("k");
+        boolean[] got = new boolean[1];
+        Thread t = Thread.ofPlatform().start(() -> {
+            got[0] = b.tryLock("k");
+            if (got[0]) {
+                b.unlock("k");
+            }
+        });
+        t.join();
+        assertTrue(got[0]);
+        assertFalse(b.isLocked("k"));
+        a.unlock("k");
+    }
+}
