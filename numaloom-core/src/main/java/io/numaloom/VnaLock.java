@@ -103,8 +103,14 @@ import java.util.function.IntSupplier;
  * longer a candidate of this lock (it acquired, or gave up, and the thread that installed it was
  * slow), whoever sees that clears it and picks again: designation never depends on one thread
  * being scheduled. If the slot is empty, it picks a candidate, installs it by CAS and unparks
- * it. The pick prefers the queue whose turn it is (the queue of the last queued owner) until the
- * turn has lasted {@link #TURN_NANOS}, then moves round-robin to the next queue with a candidate.
+ * it. Nodes are reused, so a designator that was slow between its pick and its CAS could
+ * install a node that has since acquired and queued again: such a node would look live (a
+ * candidate of this lock) once its new wait reaches the head, while nobody wakes it. So each
+ * node counts its waits ({@code incarnation}), and the designator checks after its CAS that
+ * the node is still a candidate in the incarnation it picked, and otherwise uninstalls it and
+ * picks again. The pick prefers the queue whose turn it is (the queue of the last queued owner)
+ * until the turn has lasted {@link #TURN_NANOS}, then moves round-robin to the next queue with a
+ * candidate.
  *
  * <p><b>Competitive handoff, bounded in time.</b> Newcomers may barge: take a free lock by CAS
  * ahead of the heir. That keeps running threads running, which is where the throughput of an
@@ -811,6 +817,8 @@ public class VnaLock extends ConditionLock implements Lock {
         private Waiters waiters;       // QUEUED_IN
         /** When the node was last designated heir (nanoTime); written before the heir slot's CAS. */
         private long designatedAt;     // DESIGNATED_AT
+        /** Counts the waits this node served; a designation is valid for one. */
+        private int incarnation;       // INCARNATION
 
         private QNode(Thread thread) {
             this.thread = thread;
@@ -826,6 +834,8 @@ public class VnaLock extends ConditionLock implements Lock {
         }
 
         void prepare(Waiters w, int n) {
+            // First: a designator that sees this incarnation's status also sees its number.
+            INCARNATION.setVolatile(this, incarnation + 1);
             queue = n;
             NEXT.set(this, null);
             PARKED.set(this, false);
@@ -853,6 +863,10 @@ public class VnaLock extends ConditionLock implements Lock {
 
         boolean isCandidateOf(Waiters w) {
             return QUEUED_IN.getVolatile(this) == w && (int) STATUS.getVolatile(this) == CANDIDATE;
+        }
+
+        int incarnation() {
+            return (int) INCARNATION.getVolatile(this);
         }
 
         /**
@@ -896,6 +910,7 @@ public class VnaLock extends ConditionLock implements Lock {
         static final VarHandle PARKED;
         static final VarHandle QUEUED_IN;
         static final VarHandle DESIGNATED_AT;
+        static final VarHandle INCARNATION;
 
         static {
             try {
@@ -905,6 +920,7 @@ public class VnaLock extends ConditionLock implements Lock {
                 PARKED = l.findVarHandle(QNode.class, "parked", boolean.class);
                 QUEUED_IN = l.findVarHandle(QNode.class, "waiters", Waiters.class);
                 DESIGNATED_AT = l.findVarHandle(QNode.class, "designatedAt", long.class);
+                INCARNATION = l.findVarHandle(QNode.class, "incarnation", int.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -1070,8 +1086,18 @@ public class VnaLock extends ConditionLock implements Lock {
                 if (c == null) {
                     return;
                 }
+                int incarnation = c.incarnation();
+                if (!c.isCandidateOf(this)) {
+                    continue;
+                }
                 c.designate();
                 if (HEIR.compareAndSet(this, null, c)) {
+                    if (!(c.isCandidateOf(this) && c.incarnation() == incarnation)) {
+                        // c acquired, or left, and may be waiting again in a new incarnation:
+                        // installed now it would look live while nobody has woken it.
+                        HEIR.compareAndSet(this, c, null);
+                        continue;
+                    }
                     if (c.thread != me) {
                         LockDiagnostics.unpark();
                         LockSupport.unpark(c.thread);
