@@ -663,10 +663,13 @@ public final class KeyedLock<K> {
             return System.identityHashCode(KeyedLock.this) * 31 + key.hashCode();
         }
 
+        /** Names the key and, like {@code ReentrantLock}, the owning thread while there is one. */
         @Override
         public String toString() {
-            return KeyedLock.this.getClass().getSimpleName() + "@" + Integer.toHexString(KeyedLock.this.hashCode())
-                    + "[key " + key + (isLocked() ? ", locked]" : ", unlocked]");
+            Record r = boundRecord(key);
+            Thread owner = r == null ? null : r.owner();
+            return KeyedLock.this + "[key " + key
+                    + (owner == null ? ", Unlocked]" : ", Locked by thread " + owner.getName() + "]");
         }
     }
 
@@ -686,6 +689,11 @@ public final class KeyedLock<K> {
 
         Record(byte mode, QueuePlacement placement) {
             super(mode, placement);
+        }
+
+        /** The owner, or null; a snapshot for monitoring. */
+        Thread owner() {
+            return getOwner();
         }
 
         void bind(KeyedLock<?> home, int hash, Object key, Record next) {

@@ -1,6 +1,7 @@
 package io.numaloom;
 
 import org.junit.jupiter.api.Test;
+import org.openjdk.jol.info.GraphLayout;
 import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
@@ -215,12 +216,16 @@ class KeyedLockTest {
     @Test
     void anIdleLockHoldsNoRecordAfterManyKeys() {
         KeyedLock<Integer> locks = new KeyedLock<>();
-        for (int i = 0; i < 200_000; i++) {
+        long idle = GraphLayout.parseInstance(locks).totalSize();
+        for (int i = 0; i < 1_000_000; i++) {
             locks.lock(i);
             locks.unlock(i);
         }
         assertEquals(0, locks.activeKeys());
         assertEquals(KeyedLock.MIN_BUCKETS, locks.buckets());
+        long after = GraphLayout.parseInstance(locks).totalSize();
+        System.out.println("KeyedLock retained size: idle " + idle + " B, after 1,000,000 distinct keys " + after + " B");
+        assertEquals(idle, after, "retained size after a million distinct keys");
     }
 
     @Test
@@ -231,6 +236,13 @@ class KeyedLockTest {
             locks.lock(i);
         }
         assertEquals(n, locks.activeKeys());
+        // A held record references its owner thread, whose graph is not the lock's: count the parts.
+        long record = org.openjdk.jol.info.ClassLayout.parseClass(KeyedLock.Record.class).instanceSize();
+        long table = GraphLayout.parseInstance((Object) new Object[2 * locks.buckets()]).totalSize();
+        long perKey = record + table / n;
+        System.out.println("KeyedLock: " + perKey + " B per held key (a " + record + " B record and "
+                + table / n + " B of table; the key itself excluded), " + locks.buckets() + " buckets for " + n + " keys");
+        assertTrue(perKey <= 128, perKey + " B per held key");
         int grown = locks.buckets();
         assertTrue(grown >= n / KeyedLock.GROW_CHAIN, "table did not grow: " + grown + " buckets for " + n + " keys");
         for (int i = 0; i < n; i++) {

@@ -22,6 +22,11 @@ public enum Subject {
         @Override public InspectableLock create() { return new InspectableVnaLock(VnaLock.perSocket()); }
         @Override public int queues() { return Topology.current().socketCount(); }
     },
+    /** One key of a {@code KeyedLock}, through its {@code Lock} view: per-key semantics are VnaLock's. */
+    KEYED_LOCK {
+        @Override public InspectableLock create() { return new InspectableKeyedLock(); }
+        @Override public int queues() { return Topology.current().nodeCount(); }
+    },
     REENTRANT_LOCK {
         @Override public InspectableLock create() { return new InspectableReentrantLock(); }
         @Override public int queues() { return 1; }
