@@ -1,0 +1,117 @@
+package io.numaloom.bench.jmh;
+
+import com.google.common.util.concurrent.Striped;
+import io.numaloom.KeyedLock;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The cost of an uncontended {@code lock(key)/unlock(key)} pair, for the ways Java code gets "a lock per key",
+ * cycling over {@link #KEYS} recurring keys (boxed once, so the keys themselves allocate nothing):
+ * <ul>
+ * <li>{@code KEYED_LOCK}: {@link KeyedLock}, exact per key; its record is bound at {@code lock} and unbound at
+ *     {@code unlock}, so every pair here goes through binding and unbinding (its worst uncontended case);
+ * <li>{@code STRIPED}: Guava's {@code Striped.lock(64)}, 64 {@code ReentrantLock}s chosen by hash: cheap, but
+ *     keys that share a stripe exclude each other (and can deadlock when a thread holds two);
+ * <li>{@code LAZY_WEAK_STRIPED}: Guava's {@code Striped.lazyWeakLock(1024)}, stripes created on demand and
+ *     weakly held;
+ * <li>{@code MAP_OF_LOCKS}: a {@code ConcurrentHashMap<K, ReentrantLock>} filled by {@code computeIfAbsent}
+ *     and never emptied: exact and fast, but it keeps a lock for every key ever seen (a leak; removing safely
+ *     needs a protocol like KeyedLock's).
+ * </ul>
+ * Run with {@code -prof gc}: {@code gc.alloc.rate.norm} is the allocation per pair.
+ *
+ * <pre>{@code
+ * ./numaloom jmh UncontendedKeyedLockUnlock -prof gc
+ * }</pre>
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 2, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
+@State(Scope.Thread)
+public class UncontendedKeyedLockUnlock {
+
+    /** Keys cycled through; a power of two. */
+    static final int KEYS = 64;
+
+    /** Which way of locking per key. */
+    @Param({"KEYED_LOCK", "STRIPED", "LAZY_WEAK_STRIPED", "MAP_OF_LOCKS"})
+    public String scheme;
+
+    private PerKey locks;
+    private final Integer[] keys = new Integer[KEYS];
+    private int next;
+
+    /**
+     * Lock and unlock by key, whatever the scheme. {@code lock} returns what {@code unlock} needs: the stripe
+     * or map entry it locked (asking a lazy weak {@code Striped} again at unlock may return a new lock if the
+     * first one was collected while held, and unlocking that one throws).
+     */
+    interface PerKey {
+        Object lock(Integer key);
+
+        void unlock(Integer key, Object locked);
+    }
+
+    @Setup
+    public void create() {
+        for (int i = 0; i < KEYS; i++) {
+            keys[i] = 1_000 + i;
+        }
+        locks = switch (scheme) {
+            case "KEYED_LOCK" -> keyed(new KeyedLock<>());
+            case "STRIPED" -> striped(Striped.lock(64));
+            case "LAZY_WEAK_STRIPED" -> striped(Striped.lazyWeakLock(1024));
+            case "MAP_OF_LOCKS" -> mapOfLocks(new ConcurrentHashMap<>());
+            default -> throw new IllegalArgumentException("unknown scheme '" + scheme
+                    + "'; known: KEYED_LOCK, STRIPED, LAZY_WEAK_STRIPED, MAP_OF_LOCKS");
+        };
+    }
+
+    private static PerKey keyed(KeyedLock<Integer> k) {
+        return new PerKey() {
+            @Override public Object lock(Integer key) { k.lock(key); return key; }
+            @Override public void unlock(Integer key, Object locked) { k.unlock(key); }
+        };
+    }
+
+    private static PerKey striped(Striped<Lock> s) {
+        return new PerKey() {
+            @Override public Object lock(Integer key) { Lock l = s.get(key); l.lock(); return l; }
+            @Override public void unlock(Integer key, Object locked) { ((Lock) locked).unlock(); }
+        };
+    }
+
+    private static PerKey mapOfLocks(ConcurrentHashMap<Integer, ReentrantLock> m) {
+        return new PerKey() {
+            @Override public Object lock(Integer key) {
+                ReentrantLock l = m.computeIfAbsent(key, x -> new ReentrantLock());
+                l.lock();
+                return l;
+            }
+            @Override public void unlock(Integer key, Object locked) { ((ReentrantLock) locked).unlock(); }
+        };
+    }
+
+    @Benchmark
+    public void lockUnlock() {
+        Integer key = keys[next++ & (KEYS - 1)];
+        locks.unlock(key, locks.lock(key));
+    }
+}
