@@ -2,6 +2,7 @@
  * numaloom: NUMA-aware synchronization primitives for virtual threads.
  *
  * <p>{@link io.numaloom.VnaLock} is a drop-in {@link java.util.concurrent.locks.Lock};
+ * {@link io.numaloom.KeyedLock} a lock per key;
  * {@link io.numaloom.topology.Topology} and {@link io.numaloom.topology.CurrentCpu} describe the machine.
  * The module has no dependencies beyond {@code java.base}; native calls go through the FFM API and fall
  * back cleanly when native access is denied.

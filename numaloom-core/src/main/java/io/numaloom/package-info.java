@@ -7,7 +7,8 @@
  * long a waiter can be overtaken, and waiting queues per NUMA node so that the lock passes between
  * threads of one node for a while. {@link io.numaloom.QueuePlacement} lets an application choose the
  * queues itself. {@link io.numaloom.LockDiagnostics} counts what the contended path does, when asked
- * to ({@code -Dnumaloom.diagnostics=true}).
+ * to ({@code -Dnumaloom.diagnostics=true}). {@link io.numaloom.KeyedLock} is a lock per key (by
+ * {@code equals}) whose memory follows the keys in use.
  *
  * <pre>{@code
  * Lock lock = new VnaLock();
