@@ -675,6 +675,10 @@ public class VnaLock extends ConditionLock implements Lock {
         int n = q.queue;
         q.retire();
         w.clearHeir(q);
+        Seams seams = Seams.installed;
+        if (seams != null) {
+            seams.afterHeirCleared();
+        }
         w.recordQueuedOwner(n);
         w.passCandidacy(n, q);
     }
@@ -785,6 +789,23 @@ public class VnaLock extends ConditionLock implements Lock {
     void checkOwner(String action) {
         if (owner != Thread.currentThread()) {
             throw notOwner(action);
+        }
+    }
+
+    /**
+     * Test seams: points in the contended path where a test can hold a thread, to force an
+     * interleaving that timing alone produces once in tens of thousands of runs. Null outside
+     * tests; read only on the contended path, never on the fast path.
+     */
+    abstract static class Seams {
+        static volatile Seams installed;
+
+        /** A designator picked the candidate of {@code candidate} and is about to install it. */
+        void beforeHeirInstall(Thread candidate) {
+        }
+
+        /** A queued thread that acquired cleared the heir slot and will now pass its candidacy on. */
+        void afterHeirCleared() {
         }
     }
 
@@ -1089,6 +1110,10 @@ public class VnaLock extends ConditionLock implements Lock {
                 int incarnation = c.incarnation();
                 if (!c.isCandidateOf(this)) {
                     continue;
+                }
+                Seams seams = Seams.installed;
+                if (seams != null) {
+                    seams.beforeHeirInstall(c.thread);
                 }
                 c.designate();
                 if (HEIR.compareAndSet(this, null, c)) {
