@@ -291,44 +291,56 @@ class CloseableAcquireCounterConcurrencyTest {
     /**
      * Contention on the base word inflates a lazy counter; the striped counter keeps its guarantees.
      *
-     * <p>Contention needs two workers on CPUs at the same time, which a busy machine may not give for
-     * a long while. So the verdict counts overlaps (a worker that enters while another is between
-     * its acquire and release) rather than seconds: a million overlaps without a stripe fail the
-     * test; a machine too busy to produce them within two minutes skips it.
+     * <p>Contention needs two workers on CPUs at the same moment, which a busy machine may not give
+     * for a long while, and which neither seconds nor overlapping acquisitions prove (a worker
+     * descheduled inside its acquisition "overlaps" without competing). What does prove it is CPU
+     * time: the workers' (or, for virtual threads, the carriers') CPU time minus the wall time is a
+     * lower bound on the time two of them ran at once (see {@link CpuProbe}). Half a second of that
+     * without a stripe fails the test; a machine too busy to give it within two minutes skips it.
      */
     @ParameterizedTest
     @EnumSource(ThreadKind.class)
     void contentionCreatesStripes(ThreadKind kind) throws Exception {
         CloseableAcquireCounter c = new CloseableAcquireCounter();
+        CpuProbe cpu = new CpuProbe();
         AtomicBoolean stop = new AtomicBoolean();
         AtomicInteger highestTicket = new AtomicInteger();
-        AtomicInteger inside = new AtomicInteger();
-        java.util.concurrent.atomic.LongAdder overlaps = new java.util.concurrent.atomic.LongAdder();
         ThreadKind.Crew crew = kind.crew();
-        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        List<Thread> workers = new ArrayList<>();
+        long start = System.nanoTime();
+        long deadline = start + Duration.ofMinutes(2).toNanos();
+        long carriers0 = cpu.carriersCpuNanos();
         for (int w = 0; w < WORKERS; w++) {
-            crew.start("worker-" + w, () -> {
+            workers.add(crew.start("worker-" + w, () -> {
                 for (int i = 0; !stop.get(); i++) {
-                    if (inside.getAndIncrement() > 0) {
-                        overlaps.increment();
-                    }
                     int t = c.tryAcquire();
                     highestTicket.accumulateAndGet(t, Math::max);
                     c.release(t);
-                    inside.getAndDecrement();
-                    if (c.stripeCount() > 0 || overlaps.sum() > 1_000_000 || System.nanoTime() > deadline) {
+                    if (c.stripeCount() > 0 || System.nanoTime() > deadline) {
                         stop.set(true);
                     }
-                    if ((i & 63) == 0) {
+                    if ((i & 1023) == 0 && kind == ThreadKind.VIRTUAL) {
                         Thread.yield();
                     }
                 }
-            });
+            }));
         }
-        crew.join(Duration.ofMinutes(3));
-        org.junit.jupiter.api.Assumptions.assumeTrue(c.stripeCount() > 0 || overlaps.sum() > 1_000_000,
-                "the machine was too busy: " + overlaps.sum() + " overlapping acquisitions in 2 minutes");
-        assertTrue(c.stripeCount() > 0, "no stripe after " + overlaps.sum() + " overlapping acquisitions: " + c);
+        long together = 0;
+        while (!stop.get()) {
+            Thread.sleep(10);
+            long used = kind == ThreadKind.VIRTUAL
+                    ? cpu.carriersCpuNanos() - carriers0
+                    : workers.stream().mapToLong(t -> { try { return cpu.cpuNanos(t); } catch (ReflectiveOperationException e) { throw new IllegalStateException(e); } }).sum();
+            together = Math.max(together, used - (System.nanoTime() - start));
+            if (together > 500_000_000L) {
+                stop.set(true);
+            }
+        }
+        crew.join(Duration.ofMinutes(1));
+        org.junit.jupiter.api.Assumptions.assumeTrue(c.stripeCount() > 0 || together > 500_000_000L,
+                "the machine was too busy: two workers ran at once for only " + together / 1_000_000 + " ms in 2 minutes");
+        assertTrue(c.stripeCount() > 0, "no stripe after two workers ran at once for at least "
+                + together / 1_000_000 + " ms: " + c);
         assertTrue(highestTicket.get() >= 1, "acquisitions moved to the stripes");
         assertEquals(0, c.outstanding());
         assertEquals(CloseResult.CLOSED, c.tryClose());
