@@ -328,6 +328,22 @@ public final class KeyedLock<K> {
         return table.buckets;
     }
 
+    /**
+     * The bytes of the table and of every bound record, each object's shallow size given by {@code sizeOf}
+     * (tests measure the lock's own memory per held key with JOL); meaningful only while no thread binds or
+     * unbinds.
+     */
+    long ownBytes(java.util.function.ToLongFunction<Object> sizeOf) {
+        Table t = table;
+        long bytes = sizeOf.applyAsLong(this) + sizeOf.applyAsLong(t) + sizeOf.applyAsLong(t.slots);
+        for (int i = 0; i < t.buckets; i++) {
+            for (Record r = t.head(i); r != null; r = r.next()) {
+                bytes += sizeOf.applyAsLong(r);
+            }
+        }
+        return bytes;
+    }
+
     // ------------------------------------------------------------------ records
 
     /** Finds or binds the record of {@code key} and pins it. */

@@ -217,16 +217,65 @@ class KeyedLockTest {
     void anIdleLockHoldsNoRecordAfterManyKeys() {
         KeyedLock<Integer> locks = new KeyedLock<>();
         long idle = GraphLayout.parseInstance(locks).totalSize();
-        for (int i = 0; i < 1_000_000; i++) {
+        for (int i = 0; i < 10_000_000; i++) {
             locks.lock(i);
             locks.unlock(i);
         }
         assertEquals(0, locks.activeKeys());
         assertEquals(KeyedLock.MIN_BUCKETS, locks.buckets());
         long after = GraphLayout.parseInstance(locks).totalSize();
-        System.out.println("KeyedLock retained size: idle " + idle + " B, after 1,000,000 distinct keys " + after + " B");
-        assertEquals(idle, after, "retained size after a million distinct keys");
+        System.out.println("KeyedLock retained size: idle " + idle + " B, after 10,000,000 distinct keys " + after + " B");
+        assertEquals(idle, after, "retained size after ten million distinct keys");
     }
+
+    /**
+     * What one held key costs the lock: {@value #HELD_KEYS_PROPERTY} virtual threads (20,000 by default; the
+     * closing note's figure is from 1,000,000: {@code ./mvnw -pl numaloom-core test
+     * -Dtest=KeyedLockTest#aHeldKeyCostsTheLockASmallConstant -Dnumaloom.keyedlock.heldKeys=1000000}) each hold a
+     * different key; the lock's own objects (JOL's size of the table and of every bound record; a record's owner
+     * and key are the application's), per key. The
+     * spare record (56 B) and the {@code ThreadLocal} entry that a thread keeps after its first bind are the
+     * thread's, not counted here.
+     */
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    void aHeldKeyCostsTheLockASmallConstant() throws Exception {
+        int n = Integer.getInteger(HELD_KEYS_PROPERTY, 20_000);
+        KeyedLock<Integer> locks = new KeyedLock<>();
+        CountDownLatch locked = new CountDownLatch(n);
+        CountDownLatch release = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            Integer key = 1_000_000_000 + i;
+            threads.add(Thread.ofVirtual().start(() -> {
+                locks.lock(key);
+                try {
+                    locked.countDown();
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    locks.unlock(key);
+                }
+            }));
+        }
+        locked.await();
+        assertEquals(n, locks.activeKeys());
+        int buckets = locks.buckets();
+        long lockOnly = locks.ownBytes(o -> org.openjdk.jol.info.ClassLayout.parseInstance(o).instanceSize());
+        release.countDown();
+        for (Thread t : threads) {
+            t.join();
+        }
+        double perKey = (double) lockOnly / n;
+        System.out.printf("KeyedLock: %.1f B per held key (%d virtual threads each holding one key: %d B of table "
+                + "and records; %d buckets)%n", perKey, n, lockOnly, buckets);
+        assertEquals(0, locks.activeKeys());
+        assertTrue(perKey >= org.openjdk.jol.info.ClassLayout.parseClass(KeyedLock.Record.class).instanceSize()
+                && perKey <= 128, perKey + " B per held key");
+    }
+
+    static final String HELD_KEYS_PROPERTY = "numaloom.keyedlock.heldKeys";
 
     @Test
     void theTableGrowsWithHeldKeysAndShrinksBack() {
