@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.numaloom.bench.locks.KeyedSchemes;
+import io.numaloom.bench.workloads.Keyed;
 import io.numaloom.bench.workloads.WorkloadKind;
 import io.numaloom.topology.Topology;
 
@@ -111,7 +113,14 @@ public final class ConfigReader {
 
     /** Parses configuration text; {@code source} names it in messages. */
     public static BenchConfig parse(String json, String source) throws ConfigException {
-        return parse(json, source, Runtime.getRuntime().availableProcessors(), Mutex.names());
+        return parse(json, source, Runtime.getRuntime().availableProcessors(), lockNames());
+    }
+
+    /** Every lock name a configuration may use: the mutexes, then the keyed schemes of the {@code keyed} workload. */
+    public static List<String> lockNames() {
+        List<String> names = new ArrayList<>(Mutex.names());
+        names.addAll(KeyedSchemes.names());
+        return List.copyOf(names);
     }
 
     /** Parses with an explicit CPU count (for generated thread counts and carriers) and lock names. */
@@ -125,7 +134,7 @@ public final class ConfigReader {
      * may come from another build or another machine.
      */
     public static BenchConfig parseSaved(String json, String source) throws ConfigException {
-        List<String> locks = new ArrayList<>(Mutex.names());
+        List<String> locks = new ArrayList<>(lockNames());
         try {
             for (JsonNode bench : JSON.readTree(json).path("benches")) {
                 for (JsonNode lock : bench.path("payload").path("locks")) {
@@ -368,6 +377,17 @@ public final class ConfigReader {
                 problem(source.path(work), "must be >= the largest thread count (" + maxThreads
                         + ") so that every thread has work, got " + n + (source.has(work) ? "" : " (the default)"));
             }
+        }
+        for (int i = 0; i < locks.size(); i++) {
+            if (kind.isKeyed() != KeyedSchemes.isKeyed(locks.get(i))) {
+                problem(source.path("locks") + "[" + i + "].name", kind.isKeyed()
+                        ? locks.get(i) + " is not a keyed scheme; a keyed bench compares " + String.join(", ", KeyedSchemes.names())
+                        : locks.get(i) + " is a keyed scheme, measured only by the keyed workload");
+            }
+        }
+        if (kind.isKeyed() && (Long) values.get("actionsCount") > Keyed.MAX_ACTIONS) {
+            problem(source.path("actionsCount"), "must be <= " + Keyed.MAX_ACTIONS
+                    + " (the key sequence is drawn in advance and held in memory), got " + values.get("actionsCount"));
         }
         if (checkMachine && kind == WorkloadKind.SYNC && (Integer) values.get("depth") > 1) {
             for (int i = 0; i < locks.size(); i++) {

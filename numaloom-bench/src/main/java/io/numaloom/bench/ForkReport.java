@@ -34,10 +34,14 @@ import java.util.zip.DataFormatException;
  * @param error               the failure that ended the fork, or null
  * @param diagnostics         VnaLock's contended-path counts over the measured rounds, or null when
  *                            {@code -Dnumaloom.diagnostics} is off
+ * @param allocatedBytes      heap bytes allocated by every thread during the measured rounds (the timed part
+ *                            only), or null where the JVM cannot count them
+ * @param retainedBytes       the size of what the last measured round's {@code Round.footprint()} reaches (JOL),
+ *                            or null when the workload reports no footprint
  */
 public record ForkReport(long pid, long operationsPerRound, List<Double> jain, List<Double> minMax, String latency,
                          long handoffs, long localHandoffs, String placement, String cpuSource, String topology,
-                         String error, LockDiagnostics.Counts diagnostics) {
+                         String error, LockDiagnostics.Counts diagnostics, Long allocatedBytes, Long retainedBytes) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 

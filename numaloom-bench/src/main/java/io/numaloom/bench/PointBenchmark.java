@@ -1,12 +1,14 @@
 package io.numaloom.bench;
 
 import io.numaloom.LockDiagnostics;
+import io.numaloom.bench.workloads.Round;
 import io.numaloom.bench.workloads.RoundContext;
 import io.numaloom.bench.workloads.Workload;
 import io.numaloom.bench.workloads.WorkloadKind;
 import io.numaloom.topology.CurrentCpu;
 import io.numaloom.topology.Topology;
 import org.HdrHistogram.Histogram;
+import org.openjdk.jol.info.GraphLayout;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -50,6 +52,7 @@ public class PointBenchmark {
     private PointSpec spec;
     private Workload workload;
     private ThreadPlacement placement;
+    private Round round;
     private Execution execution;
     private boolean measuring;
 
@@ -61,6 +64,11 @@ public class PointBenchmark {
     private long localHandoffs;
     private LockDiagnostics.Counts diagnosticsAtStart;
     private LockDiagnostics.Counts diagnostics;
+    private long allocatedAtStart;
+    /** Bytes allocated in the measured rounds; negative where the JVM cannot count them. */
+    private long allocated;
+    private Object footprint;
+    private Long retained;
     /** The first failure of this fork; a later report keeps it. */
     private String error;
 
@@ -84,9 +92,11 @@ public class PointBenchmark {
     public void setUpRound() throws InterruptedException {
         try {
             RoundContext context = new RoundContext(spec.threads(), spec.lock(), spec.remotePenaltyNs());
-            execution = new Execution(workload.newRound(context), spec.threads(), placement, spec.recordLatency());
+            round = workload.newRound(context);
+            execution = new Execution(round, spec.threads(), placement, spec.recordLatency());
             execution.start();
             diagnosticsAtStart = LockDiagnostics.snapshot();
+            allocatedAtStart = Allocation.total();
         } catch (RuntimeException | Error e) {
             report(e);
             throw e;
@@ -105,14 +115,19 @@ public class PointBenchmark {
 
     @TearDown(Level.Invocation)
     public void tearDownRound() {
+        long allocatedAtEnd = Allocation.total();
         guarded(() -> {
             Execution.Outcome outcome = execution.finish();
             execution = null;
+            Round finished = round;
+            round = null;
             if (measuring && LockDiagnostics.enabled()) {
                 LockDiagnostics.Counts round = LockDiagnostics.snapshot().minus(diagnosticsAtStart);
                 diagnostics = diagnostics == null ? round : diagnostics.plus(round);
             }
             if (measuring) {
+                allocated = allocated < 0 || allocatedAtEnd < 0 ? -1 : allocated + allocatedAtEnd - allocatedAtStart;
+                footprint = finished.footprint();
                 operationsPerRound = outcome.operations();
                 jain.add(outcome.jainIndex());
                 minMax.add(outcome.minMaxRatio());
@@ -130,6 +145,10 @@ public class PointBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDownTrial() {
+        if (footprint != null) {
+            guarded(() -> retained = GraphLayout.parseInstance(footprint).totalSize());
+            footprint = null;
+        }
         report(null);
         if (placement != null) {
             placement.close();
@@ -160,7 +179,7 @@ public class PointBenchmark {
         ForkReport report = new ForkReport(ProcessHandle.current().pid(), operationsPerRound, List.copyOf(jain),
                 List.copyOf(minMax), ForkReport.encode(latency), handoffs, localHandoffs,
                 placement == null ? "" : placement.description(), CurrentCpu.source() + ": " + CurrentCpu.sourceReason(),
-                topologyLine, error, diagnostics);
+                topologyLine, error, diagnostics, allocated < 0 ? null : allocated, retained);
         try {
             report.writeTo(Path.of(spec.sidecarDir()));
         } catch (IOException e) {

@@ -50,6 +50,12 @@ import java.util.List;
  * @param parksPerOp           parks of waiting threads, per operation
  * @param unparksPerOp         wake-ups sent, per operation
  * @param reservations         times a heir reserved the lock, in all measured rounds
+ * @param bytesPerOp           heap bytes the JVM allocated per operation while the measured rounds ran (threads
+ *                             are started before the timing, so nearly all of it is the workload's and the lock's);
+ *                             null where the JVM cannot count
+ * @param retainedBytes        the size of what the workload's locking keeps after its last measured round (JOL; the
+ *                             {@code keyed} workload's scheme, keys included), largest over the forks; null for the
+ *                             other workloads
  * @param status               {@code ok} or {@code failed}
  * @param error                why it failed, else null
  * @param placement            how the threads were placed
@@ -62,7 +68,7 @@ import java.util.List;
         "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow", "opsPerMsCiHigh", "timeMs",
         "timeMsCiLow", "timeMsCiHigh", "jain", "minMaxRatio", "latencyP50Ns", "latencyP99Ns", "latencyP999Ns",
         "latencyMaxNs", "handoffs", "localHandoffFraction", "slowPathsPerOp", "queuedPerOp", "parksPerOp",
-        "unparksPerOp", "reservations", "status", "error", "placement", "cpuSource",
+        "unparksPerOp", "reservations", "bytesPerOp", "retainedBytes", "status", "error", "placement", "cpuSource",
         "fingerprint", "startedAt", "seconds"})
 public record PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
                           int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
@@ -72,7 +78,7 @@ public record PointResult(String bench, String title, String workload, String lo
                           Long latencyP50Ns, Long latencyP99Ns, Long latencyP999Ns, Long latencyMaxNs,
                           Long handoffs, Double localHandoffFraction,
                           Double slowPathsPerOp, Double queuedPerOp, Double parksPerOp, Double unparksPerOp,
-                          Long reservations,
+                          Long reservations, Double bytesPerOp, Long retainedBytes,
                           String status, String error, String placement, String cpuSource,
                           String fingerprint, String startedAt, double seconds) {
 
@@ -84,7 +90,7 @@ public record PointResult(String bench, String title, String workload, String lo
             "carriers", "remotePenaltyNs", "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow",
             "opsPerMsCiHigh", "timeMs", "timeMsCiLow", "timeMsCiHigh", "jain", "minMaxRatio", "latencyP50Ns",
             "latencyP99Ns", "latencyP999Ns", "latencyMaxNs", "handoffs", "localHandoffFraction", "slowPathsPerOp",
-            "queuedPerOp", "parksPerOp", "unparksPerOp", "reservations", "status", "error",
+            "queuedPerOp", "parksPerOp", "unparksPerOp", "reservations", "bytesPerOp", "retainedBytes", "status", "error",
             "placement", "cpuSource", "fingerprint", "startedAt", "seconds");
 
     /** The row's key within its run: {@code bench/lock/threads}. */
@@ -160,9 +166,25 @@ public record PointResult(String bench, String title, String workload, String lo
                 perOp(counts == null ? null : counts.parks(), ops, times.length),
                 perOp(counts == null ? null : counts.unparks(), ops, times.length),
                 counts == null ? null : counts.reservations(),
+                bytesPerOp(forkReports, ops, times.length), retainedBytes(forkReports),
                 error == null ? OK : FAILED, error,
                 first == null ? null : first.placement(), first == null ? null : first.cpuSource(),
                 b.fingerprint(), started.truncatedTo(ChronoUnit.MILLIS).toString(), round3(seconds));
+    }
+
+    /** Allocated bytes per operation over every fork's measured rounds; null if a fork could not count. */
+    private static Double bytesPerOp(List<ForkReport> forks, long opsPerRound, int rounds) {
+        if (forks.isEmpty() || opsPerRound == 0 || rounds == 0 || forks.stream().anyMatch(f -> f.allocatedBytes() == null)) {
+            return null;
+        }
+        double bytes = forks.stream().mapToLong(ForkReport::allocatedBytes).sum();
+        return finite(bytes / ((double) opsPerRound * rounds));
+    }
+
+    /** The largest retained size any fork reported, or null. */
+    private static Long retainedBytes(List<ForkReport> forks) {
+        return forks.stream().map(ForkReport::retainedBytes).filter(java.util.Objects::nonNull)
+                .max(Long::compare).orElse(null);
     }
 
     /** The row of a point that failed before anything was measured. */
@@ -171,7 +193,7 @@ public record PointResult(String bench, String title, String workload, String lo
         return new PointResult(b.id(), b.title(), b.kind().jsonName(), point.lock(), point.threads(), b.threadType(),
                 b.carriers(), b.remotePenaltyNs(), b.topology(), b.forks(), 0, 0,
                 null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null, FAILED, error, null, null, b.fingerprint(), started.truncatedTo(ChronoUnit.MILLIS).toString(), round3(seconds));
+                null, null, null, null, null, null, null, FAILED, error, null, null, b.fingerprint(), started.truncatedTo(ChronoUnit.MILLIS).toString(), round3(seconds));
     }
 
     /** The cells of this row's CSV line, in {@link #CSV_HEADER} order; null is an empty cell. */
@@ -179,7 +201,7 @@ public record PointResult(String bench, String title, String workload, String lo
         return java.util.Arrays.asList(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs,
                 topology, forks, rounds, opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow,
                 timeMsCiHigh, jain, minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs,
-                localHandoffFraction, slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, status, error, placement, cpuSource, fingerprint, startedAt, seconds);
+                localHandoffFraction, slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, bytesPerOp, retainedBytes, status, error, placement, cpuSource, fingerprint, startedAt, seconds);
     }
 
     /** The row as one CSV line (RFC 4180 quoting), without the line break. */

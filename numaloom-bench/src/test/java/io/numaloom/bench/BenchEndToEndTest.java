@@ -11,6 +11,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -29,8 +30,11 @@ class BenchEndToEndTest {
                     "jvmArgs": ["-Xmx256m"], "timeoutSeconds": 60,
                     "locks": [ { "name": "UNFAIR_REENTRANT" }, { "name": "SYNCHRONIZED" } ] } },
                   { "name": "sync", "id": "e2e-sync", "payload": { "actionsCount": 1000, "depth": 2,
-                    "warmupIterations": 0, "measurementIterations": 1, "locks": [ { "name": "FAIR_REENTRANT" } ] } } ] }
-                """, "e2e.json", Runtime.getRuntime().availableProcessors(), Mutex.names());
+                    "warmupIterations": 0, "measurementIterations": 1, "locks": [ { "name": "FAIR_REENTRANT" } ] } },
+                  { "name": "keyed", "id": "e2e-keyed", "payload": { "actionsCount": 20000, "keys": 5000, "threads": [2],
+                    "warmupIterations": 0, "measurementIterations": 1,
+                    "locks": [ { "name": "KEYED_LOCK" }, { "name": "CHM_REENTRANT" } ] } } ] }
+                """, "e2e.json", Runtime.getRuntime().availableProcessors(), ConfigReader.lockNames());
         List<String> notices = new java.util.ArrayList<>();
         List<PointResult> rows = new BenchRunner(config, out, false, new JmhPointExecutor(notices::add),
                 new BenchRunner.Listener() {
@@ -48,13 +52,21 @@ class BenchEndToEndTest {
                         notices.add(text);
                     }
                 }).run();
-        assertEquals(5, rows.size());
+        assertEquals(7, rows.size());
         for (PointResult r : rows) {
             assertTrue(r.ok(), r.key() + ": " + r.error() + " " + notices);
             assertEquals(r.key().startsWith("e2e/") ? 2 : 1, r.rounds());
             assertTrue(r.opsPerMs() > 0 && r.timeMs() > 0);
             assertNotNull(r.jain());
+            assertTrue(r.bytesPerOp() != null && r.bytesPerOp() >= 0, r.key() + " B/op " + r.bytesPerOp());
         }
+        // What a keyed scheme keeps: an idle KeyedLock holds no key; the map holds all 5000 keys and their locks.
+        PointResult keyed = rows.get(5);
+        PointResult map = rows.get(6);
+        assertEquals("KEYED_LOCK", keyed.lock());
+        assertTrue(keyed.retainedBytes() > 0 && keyed.retainedBytes() < 4096, "idle KeyedLock: " + keyed.retainedBytes());
+        assertTrue(map.retainedBytes() > 5000 * (16 + 48), "map of 5000 keys: " + map.retainedBytes());
+        assertNull(rows.getFirst().retainedBytes(), "no footprint outside keyed benches");
         for (PointResult r : rows.subList(0, 4)) {
             assertTrue(r.localHandoffFraction() >= 0 && r.localHandoffFraction() <= 1, r.toString());
             assertNotNull(r.latencyP99Ns());

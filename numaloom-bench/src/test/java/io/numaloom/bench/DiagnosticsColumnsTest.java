@@ -61,6 +61,6 @@ class DiagnosticsColumnsTest {
     }
 
     private static ForkReport report(String topology) {
-        return new ForkReport(1, 1000, List.of(1.0), List.of(1.0), null, 100, 50, "p", "c", topology, null, null);
+        return new ForkReport(1, 1000, List.of(1.0), List.of(1.0), null, 100, 50, "p", "c", topology, null, null, null, null);
     }
 }

@@ -11,6 +11,7 @@ import io.numaloom.bench.Point;
 import io.numaloom.bench.PointExecutor;
 import io.numaloom.bench.PointResult;
 import io.numaloom.bench.ResultStore;
+import io.numaloom.bench.locks.KeyedSchemes;
 import io.numaloom.bench.report.Report;
 import io.numaloom.bench.report.Summary;
 import io.numaloom.bench.workloads.WorkloadKind;
@@ -277,6 +278,7 @@ final class BenchCommand {
                   locks (array of {"name": ...}, required): the locks to compare; known:
                 """);
         sb.append("      ").append(String.join(", ", Mutex.names())).append('\n');
+        sb.append("      keyed workload only: ").append(String.join(", ", KeyedSchemes.names())).append('\n');
         sb.append("  threads (array of integers >= 1): thread counts; default: powers of two up to 4 x CPUs, and the CPU count\n");
         for (Field f : ConfigReader.COMMON_FIELDS) {
             sb.append("  ").append(f.helpLine()).append('\n');

@@ -73,6 +73,10 @@ final class Html {
                 .append("per operation, the acquisitions that failed the fast path, those that came through a queue, the parks of ")
                 .append("waiting threads and the wake-ups sent to them; and how often a heir that had waited ")
                 .append("<code>VnaLock.PATIENCE_NANOS</code> reserved the lock (io.numaloom.LockDiagnostics).</li>")
+                .append("<li><b>B/op</b>: heap bytes the measured JVM allocated per operation while the measured rounds ran ")
+                .append("(the threads are started before the clock, so almost all of it is the workload's and the lock's).</li>")
+                .append("<li><b>retained</b> (keyed workload): the bytes reachable from the keyed scheme after the last measured ")
+                .append("round (JOL), keys included: what the scheme keeps once the work is done.</li>")
                 .append("</ul>\n");
         h.append("<h2 id=\"config\">Configuration</h2>\n<p class=\"muted\">The effective configuration, every default filled in ")
                 .append("(<a href=\"config.json\">config.json</a>; results in <a href=\"results.csv\">results.csv</a> and ")
@@ -81,20 +85,21 @@ final class Html {
         return h.toString();
     }
 
-    /** Each lock against unfair ReentrantLock, per bench and thread count, with the one-line verdicts. */
+    /** Each lock against its bench's baseline, per bench and thread count, with the one-line verdicts. */
     private static void whoWon(StringBuilder h, List<Summary.BenchSummary> summary) {
         if (summary.stream().allMatch(s -> s.locks().isEmpty())) {
             return;
         }
         h.append("<h2 id=\"summary\">Who won</h2>\n<p class=\"muted\">Throughput as a ratio to ")
-                .append(Summary.BASELINE_NAME).append(" at the same thread count: ▲ faster and ▼ slower where the two ")
+                .append("each bench's baseline (named above its table) at the same thread count: ▲ faster and ▼ slower where the two ")
                 .append("95% confidence intervals do not overlap, unmarked where they do (a tie). Also in ")
                 .append("<a href=\"").append(Summary.FILE).append("\">").append(Summary.FILE).append("</a>.</p>\n");
         for (Summary.BenchSummary s : summary) {
             if (s.locks().isEmpty()) {
                 continue;
             }
-            h.append("<p><b><a href=\"#").append(esc(s.id())).append("\">").append(esc(s.title())).append("</a></b></p>\n")
+            h.append("<p><b><a href=\"#").append(esc(s.id())).append("\">").append(esc(s.title())).append("</a></b>, against ")
+                    .append(esc(s.baselineName())).append("</p>\n")
                     .append("<table><tr><th class=\"l\">lock</th>");
             for (int t : s.threads()) {
                 h.append("<th>").append(t).append(t == 1 ? " thread" : " threads").append("</th>");
@@ -149,6 +154,8 @@ final class Html {
         if (diagnostics) {
             h.append("<th>slow/op</th><th>queued/op</th><th>parks/op</th><th>wake-ups/op</th><th>reservations</th>");
         }
+        boolean retained = s.rows().stream().anyMatch(r -> r.retainedBytes() != null);
+        h.append("<th>B/op</th>").append(retained ? "<th>retained</th>" : "");
         h.append("<th>rounds</th><th class=\"l\">status</th></tr>\n");
         for (PointResult r : s.rows()) {
             h.append(r.ok() ? "<tr>" : "<tr class=\"failed\">")
@@ -163,6 +170,10 @@ final class Html {
                 h.append(td(Report.fixed(r.slowPathsPerOp(), 3))).append(td(Report.fixed(r.queuedPerOp(), 3)))
                         .append(td(Report.fixed(r.parksPerOp(), 3))).append(td(Report.fixed(r.unparksPerOp(), 3)))
                         .append(td(r.reservations() == null ? "" : Long.toString(r.reservations())));
+            }
+            h.append(td(Report.fixed(r.bytesPerOp(), 2)));
+            if (retained) {
+                h.append(td(Report.bytes(r.retainedBytes())));
             }
             h.append(td(Integer.toString(r.rounds())))
                     .append("<td class=\"l\">").append(r.ok() ? "ok" : "<span class=\"err\">failed: " + esc(r.error()) + "</span>")

@@ -7,7 +7,6 @@ import io.numaloom.bench.BenchDefinition;
 import io.numaloom.bench.BenchRunner;
 import io.numaloom.bench.ConfigException;
 import io.numaloom.bench.ConfigReader;
-import io.numaloom.bench.Mutex;
 import io.numaloom.bench.PointResult;
 import io.numaloom.bench.ResultStore;
 
@@ -70,7 +69,7 @@ public final class Report {
 
     /** Every lock of the configuration: registry order first, then any other, for stable colors. */
     static List<String> lockOrder(BenchConfig config) {
-        Set<String> order = new LinkedHashSet<>(Mutex.names());
+        Set<String> order = new LinkedHashSet<>(ConfigReader.lockNames());
         config.benches().forEach(b -> order.addAll(b.locks()));
         return List.copyOf(order);
     }
@@ -79,13 +78,13 @@ public final class Report {
     public static String textTable(List<PointResult> rows) {
         List<String[]> table = new ArrayList<>();
         table.add(new String[] {"bench", "lock", "threads", "ops/ms", "±95%", "time ms", "Jain", "min/max",
-            "p50 µs", "p99 µs", "p99.9 µs", "local", "status"});
+            "p50 µs", "p99 µs", "p99.9 µs", "local", "B/op", "status"});
         for (PointResult r : rows) {
             table.add(new String[] {r.bench(), r.lock(), Integer.toString(r.threads()), num(r.opsPerMs()),
                 r.opsPerMsCiHigh() == null || r.opsPerMs() == null ? "" : num(r.opsPerMsCiHigh() - r.opsPerMs()),
                 num(r.timeMs()), fixed(r.jain(), 3), fixed(r.minMaxRatio(), 2), micros(r.latencyP50Ns()),
                 micros(r.latencyP99Ns()), micros(r.latencyP999Ns()), percent(r.localHandoffFraction()),
-                r.ok() ? "ok" : "FAILED: " + shorten(r.error(), 60)});
+                fixed(r.bytesPerOp(), 2), r.ok() ? "ok" : "FAILED: " + shorten(r.error(), 60)});
         }
         int[] widths = new int[table.getFirst().length];
         for (String[] row : table) {
@@ -125,6 +124,21 @@ public final class Report {
 
     static String micros(Long ns) {
         return ns == null ? "" : num(ns / 1000.0);
+    }
+
+    /** A size in B, KiB, MiB or GiB, three significant digits; blank for null. */
+    static String bytes(Long bytes) {
+        if (bytes == null) {
+            return "";
+        }
+        String[] units = {"B", "KiB", "MiB", "GiB"};
+        double v = bytes;
+        int unit = 0;
+        while (v >= 1024 && unit < units.length - 1) {
+            v /= 1024;
+            unit++;
+        }
+        return unit == 0 ? bytes + " B" : num(v) + " " + units[unit];
     }
 
     static String percent(Double fraction) {

@@ -16,16 +16,21 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * Who won: per bench, each lock's throughput as a ratio to unfair {@code ReentrantLock} at each thread
- * count, a verdict per point (faster or slower only where the two 95% confidence intervals do not
- * overlap, else tied) and a one-line verdict per lock. Printed at the end of a run, shown at the top of
- * {@code index.html} and written to {@code summary.csv}. A bench without the baseline lock has no summary.
+ * Who won: per bench, each lock's throughput as a ratio to the bench's baseline at each thread count (unfair
+ * {@code ReentrantLock}; for the {@code keyed} workload, what applications hand-write: a
+ * {@code ConcurrentHashMap} of {@code ReentrantLock}s), a verdict per point (faster or slower only where the
+ * two 95% confidence intervals do not overlap, else tied) and a one-line verdict per lock. Printed at the end of
+ * a run, shown at the top of {@code index.html} and written to {@code summary.csv}. A bench without its baseline
+ * lock has no summary.
  */
 public final class Summary {
-    /** The lock every other is compared with. */
+    /** The lock every other is compared with, except in keyed benches. */
     public static final String BASELINE = "UNFAIR_REENTRANT";
+    /** The keyed scheme every other is compared with in keyed benches. */
+    public static final String KEYED_BASELINE = "CHM_REENTRANT";
     public static final String FILE = "summary.csv";
     static final String BASELINE_NAME = "unfair ReentrantLock";
+    static final String KEYED_BASELINE_NAME = "a ConcurrentHashMap of ReentrantLocks";
 
     private Summary() {}
 
@@ -38,14 +43,29 @@ public final class Summary {
     /** A lock's cells in one bench, and its one-line verdict. */
     public record LockLine(String lock, List<Cell> cells, double geometricMean, String verdict) {}
 
-    /** The summary of one bench. */
-    public record BenchSummary(String id, String title, List<Integer> threads, List<LockLine> locks) {}
+    /** The summary of one bench, against {@code baseline}. */
+    public record BenchSummary(String id, String title, String baseline, List<Integer> threads, List<LockLine> locks) {
+        /** The baseline in words. */
+        public String baselineName() {
+            return nameOf(baseline);
+        }
+    }
+
+    /** The lock {@code bench}'s others are compared with. */
+    public static String baselineOf(BenchDefinition bench) {
+        return bench.kind().isKeyed() ? KEYED_BASELINE : BASELINE;
+    }
+
+    static String nameOf(String baseline) {
+        return baseline.equals(KEYED_BASELINE) ? KEYED_BASELINE_NAME : baseline.equals(BASELINE) ? BASELINE_NAME : baseline;
+    }
 
     /** The summaries of every active bench of {@code config} that has the baseline among its locks. */
     public static List<BenchSummary> of(BenchConfig config, List<PointResult> rows) {
         List<BenchSummary> out = new ArrayList<>();
         for (BenchDefinition bench : config.activeBenches()) {
-            if (!bench.locks().contains(BASELINE)) {
+            String baseline = baselineOf(bench);
+            if (!bench.locks().contains(baseline)) {
                 continue;
             }
             Map<String, PointResult> byKey = rows.stream().filter(r -> r.bench().equals(bench.id()) && r.ok()
@@ -53,23 +73,23 @@ public final class Summary {
                     .collect(Collectors.toMap(r -> r.lock() + "/" + r.threads(), r -> r, (a, b) -> b, LinkedHashMap::new));
             List<LockLine> lines = new ArrayList<>();
             for (String lock : bench.locks()) {
-                if (lock.equals(BASELINE)) {
+                if (lock.equals(baseline)) {
                     continue;
                 }
                 List<Cell> cells = new ArrayList<>();
                 for (int t : bench.threads()) {
                     PointResult r = byKey.get(lock + "/" + t);
-                    PointResult base = byKey.get(BASELINE + "/" + t);
+                    PointResult base = byKey.get(baseline + "/" + t);
                     if (r != null && base != null) {
                         cells.add(cell(r, base));
                     }
                 }
                 if (!cells.isEmpty()) {
                     double gm = geometricMean(cells);
-                    lines.add(new LockLine(lock, List.copyOf(cells), gm, verdict(lock, cells, gm)));
+                    lines.add(new LockLine(lock, List.copyOf(cells), gm, verdict(lock, nameOf(baseline), cells, gm)));
                 }
             }
-            out.add(new BenchSummary(bench.id(), bench.title(), bench.threads(), List.copyOf(lines)));
+            out.add(new BenchSummary(bench.id(), bench.title(), baseline, bench.threads(), List.copyOf(lines)));
         }
         return out;
     }
@@ -90,9 +110,9 @@ public final class Summary {
     }
 
     /** "VNA: 1.12x unfair ReentrantLock (geometric mean); faster at 8, 32 threads; tied at 1, 2". */
-    static String verdict(String lock, List<Cell> cells, double geometricMean) {
+    static String verdict(String lock, String baselineName, List<Cell> cells, double geometricMean) {
         StringBuilder sb = new StringBuilder(lock).append(": ")
-                .append(String.format(Locale.ROOT, "%.2fx", geometricMean)).append(' ').append(BASELINE_NAME)
+                .append(String.format(Locale.ROOT, "%.2fx", geometricMean)).append(' ').append(baselineName)
                 .append(" (geometric mean)");
         for (Verdict v : Verdict.values()) {
             List<String> at = cells.stream().filter(c -> c.verdict() == v).map(c -> Integer.toString(c.threads())).toList();
@@ -121,7 +141,7 @@ public final class Summary {
             if (s.locks().isEmpty()) {
                 continue;
             }
-            sb.append(s.id()).append(": throughput / ").append(BASELINE_NAME)
+            sb.append(s.id()).append(": throughput / ").append(s.baselineName())
                     .append(" (▲ faster, ▼ slower: 95% intervals apart)").append(System.lineSeparator());
             int lockWidth = s.locks().stream().mapToInt(l -> l.lock().length()).max().orElse(4);
             sb.append("  ").append(pad("threads", lockWidth, true));

@@ -21,6 +21,14 @@ public interface Round {
     List<GuardedRegion> regions();
 
     /**
+     * What the round's locking keeps on the heap (the {@code keyed} workload's scheme), whose retained size after
+     * the last measured round is reported; null (the default) when there is nothing to report.
+     */
+    default Object footprint() {
+        return null;
+    }
+
+    /**
      * Checks the round's result after every worker finished (the word counts, finite matrices, the
      * generator's final state).
      *

@@ -26,7 +26,9 @@ public enum WorkloadKind {
     CONTEND("contend", "equal parallel and serial portions, the serial one under one lock (Relaxed-Lock paper §4)",
             Contend.FIELDS, Contend::new, false, Set.of()),
     SYNC("sync", "uncontended lock/unlock of a thread's own lock, plain or nested (Relaxed-Lock paper §4)",
-            Sync.FIELDS, Sync::new, false, Set.of("recordLatency", "remotePenaltyNs"));
+            Sync.FIELDS, Sync::new, false, Set.of("recordLatency", "remotePenaltyNs")),
+    KEYED("keyed", "a lock per key, keys drawn with Zipf skew, through a keyed scheme (KEYED_LOCK, Guava Striped, ...)",
+            Keyed.FIELDS, Keyed::new, false, Set.of("recordLatency", "remotePenaltyNs"));
 
     private final String jsonName;
     private final String summary;
@@ -84,6 +86,14 @@ public enum WorkloadKind {
         }
         counts.add(cpus);
         return List.copyOf(counts);
+    }
+
+    /**
+     * Whether the bench's locks are {@link io.numaloom.bench.locks.KeyedSchemes keyed schemes} (a lock per key)
+     * rather than {@link io.numaloom.bench.Mutex mutexes}.
+     */
+    public boolean isKeyed() {
+        return this == KEYED;
     }
 
     /** The workload built from validated settings. */

@@ -104,7 +104,7 @@ class MainTest {
 
         io.numaloom.bench.PointExecutor instant = (point, work, log) -> new io.numaloom.bench.PointExecutor.Measurement(
                 java.util.List.of(1.0, 1.0), java.util.List.of(new io.numaloom.bench.ForkReport(1, 100, java.util.List.of(1.0),
-                java.util.List.of(1.0), null, 0, 0, "p", "c", "2 cpus, 1 nodes; test", null, null)));
+                java.util.List.of(1.0), null, 0, 0, "p", "c", "2 cpus, 1 nodes; test", null, null, null, null)));
         new io.numaloom.bench.BenchRunner(config, results.resolve("20260101-000000"), false, instant, SILENT).run();
         String after = BenchCommand.estimate(points, results);
         assertTrue(after.startsWith("about 0:0"), "the two points took well under 10 s here: " + after);

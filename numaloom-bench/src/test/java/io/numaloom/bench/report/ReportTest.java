@@ -45,7 +45,7 @@ class ReportTest {
         }
         double t = 5 + point.threads() * (1 + point.lock().length() % 3);
         return new PointExecutor.Measurement(List.of(t, t * 1.05, t * 0.95),
-                List.of(new ForkReport(1, 1000, List.of(0.99), List.of(0.9), null, 999, 600, "test placement", "test", "2 cpus", null, null)));
+                List.of(new ForkReport(1, 1000, List.of(0.99), List.of(0.9), null, 999, 600, "test placement", "test", "2 cpus", null, null, null, null)));
     };
 
     private static Path run(Path out) throws Exception {
