@@ -71,6 +71,12 @@ public record BenchDefinition(int index, String id, WorkloadKind kind, String ti
         if (!topology.isEmpty()) {
             args.add("-D" + io.numaloom.topology.Topology.PROPERTY + "=" + topology);
         }
+        if (kind.isKeyed()) {
+            // JOL measures the retained size exactly through an agent it attaches to its own JVM; without these
+            // it warns on the console and estimates.
+            args.add("-Djdk.attach.allowAttachSelf=true");
+            args.add("-XX:+EnableDynamicAgentLoading");
+        }
         if (payload.path("diagnostics").asBoolean(false)) {
             args.add("-D" + io.numaloom.LockDiagnostics.PROPERTY + "=true");
         }
