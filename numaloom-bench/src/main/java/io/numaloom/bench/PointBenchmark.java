@@ -52,7 +52,7 @@ public class PointBenchmark {
     private PointSpec spec;
     private Workload workload;
     private ThreadPlacement placement;
-    private Round round;
+    private Round currentRound;
     private Execution execution;
     private boolean measuring;
 
@@ -92,8 +92,8 @@ public class PointBenchmark {
     public void setUpRound() throws InterruptedException {
         try {
             RoundContext context = new RoundContext(spec.threads(), spec.lock(), spec.remotePenaltyNs());
-            round = workload.newRound(context);
-            execution = new Execution(round, spec.threads(), placement, spec.recordLatency());
+            currentRound = workload.newRound(context);
+            execution = new Execution(currentRound, spec.threads(), placement, spec.recordLatency());
             execution.start();
             diagnosticsAtStart = LockDiagnostics.snapshot();
             allocatedAtStart = Allocation.total();
@@ -119,8 +119,8 @@ public class PointBenchmark {
         guarded(() -> {
             Execution.Outcome outcome = execution.finish();
             execution = null;
-            Round finished = round;
-            round = null;
+            Round finished = currentRound;
+            currentRound = null;
             if (measuring && LockDiagnostics.enabled()) {
                 LockDiagnostics.Counts round = LockDiagnostics.snapshot().minus(diagnosticsAtStart);
                 diagnostics = diagnostics == null ? round : diagnostics.plus(round);

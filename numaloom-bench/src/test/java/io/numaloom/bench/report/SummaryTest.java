@@ -61,4 +61,19 @@ class SummaryTest {
         assertTrue(csv.contains("rb,VNA,2,150,100,1.5000,faster"), csv.toString());
         assertTrue(csv.contains("rb,VNA,geomean,,,0.9146,"), csv.toString());
     }
+
+    /** A keyed bench is compared with the map of ReentrantLocks, and says so. */
+    @Test
+    void keyedBenchesAreComparedWithTheMapOfLocks() throws Exception {
+        BenchConfig config = ConfigReader.parse("""
+                { "benches": [ { "name": "keyed", "id": "k", "payload": { "threads": [4],
+                  "locks": [ { "name": "KEYED_LOCK" }, { "name": "CHM_REENTRANT" } ] } } ] }
+                """, "k.json", 2, ConfigReader.lockNames());
+        List<Summary.BenchSummary> s = Summary.of(config, List.of(
+                row("k", "CHM_REENTRANT", 4, 100, 95, 105), row("k", "KEYED_LOCK", 4, 50, 45, 55)));
+        assertEquals("CHM_REENTRANT", s.getFirst().baseline());
+        assertEquals("KEYED_LOCK: 0.50x a ConcurrentHashMap of ReentrantLocks (geometric mean); slower at 4 threads",
+                s.getFirst().locks().getFirst().verdict());
+        assertTrue(Summary.text(s).startsWith("k: throughput / a ConcurrentHashMap of ReentrantLocks"), Summary.text(s));
+    }
 }
