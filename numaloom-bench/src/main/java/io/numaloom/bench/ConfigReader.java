@@ -389,6 +389,10 @@ public final class ConfigReader {
             problem(source.path("actionsCount"), "must be <= " + Keyed.MAX_ACTIONS
                     + " (the key sequence is drawn in advance and held in memory), got " + values.get("actionsCount"));
         }
+        if (kind.isKeyed() && (Integer) values.get("keys") > Keyed.MAX_KEYS) {
+            problem(source.path("keys"), "must be <= " + Keyed.MAX_KEYS
+                    + " (every key is a string held for the whole run), got " + values.get("keys"));
+        }
         if (checkMachine && kind == WorkloadKind.SYNC && (Integer) values.get("depth") > 1) {
             for (int i = 0; i < locks.size(); i++) {
                 if (!reentrant(locks.get(i))) {

@@ -46,6 +46,9 @@ public final class Keyed implements Workload {
     /** The most operations a round may have: the key sequence is drawn in advance and held as ints. */
     public static final long MAX_ACTIONS = 100_000_000L;
 
+    /** The most keys: each is a canonical string held for the whole run (10 M are about 600 MB). */
+    public static final int MAX_KEYS = 10_000_000;
+
     /** The seed of the key sequence: the same keys in every run. */
     static final long SEED = 0x6B65_7965_64L;
 

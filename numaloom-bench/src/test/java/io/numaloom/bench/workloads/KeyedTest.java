@@ -133,9 +133,10 @@ class KeyedTest {
     }
 
     @Test
-    void aSequenceTooLongToHoldIsRefusedUpFront() {
-        ConfigException e = assertThrows(ConfigException.class, () -> bench("\"actionsCount\": 100000001,"));
+    void aSequenceTooLongOrTooManyKeysToHoldAreRefusedUpFront() {
+        ConfigException e = assertThrows(ConfigException.class, () -> bench("\"actionsCount\": 100000001, \"keys\": 10000001,"));
         assertTrue(e.getMessage().contains("benches[0].payload.actionsCount: must be <= 100000000"), e.getMessage());
+        assertTrue(e.getMessage().contains("benches[0].payload.keys: must be <= 10000000"), e.getMessage());
     }
 
     @Test
