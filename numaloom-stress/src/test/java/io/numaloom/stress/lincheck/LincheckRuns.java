@@ -7,8 +7,7 @@ import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
  * lock is checked with. Each iteration is one random scenario of {@value #THREADS} threads with
  * {@value #ACTORS_PER_THREAD} operations each (plus one before and one after); each invocation explores one
  * interleaving of it. CI runs the defaults; {@code -Pstress} raises them through the system properties
- * {@code numaloom.lincheck.iterations}, {@code numaloom.lincheck.invocations} and
- * {@code numaloom.lincheck.targetedInvocations}.
+ * {@code numaloom.lincheck.iterations} and {@code numaloom.lincheck.invocations}.
  */
 final class LincheckRuns {
     private LincheckRuns() {}
@@ -32,22 +31,6 @@ final class LincheckRuns {
                 .actorsPerThread(ACTORS_PER_THREAD)
                 .actorsBefore(1)
                 .actorsAfter(1);
-    }
-
-    /**
-     * Interleavings explored for one targeted scenario: {@code numaloom.lincheck.targetedInvocations}, 300 in CI
-     * (one random iteration's worth) and 30,000 under {@code -Pstress}.
-     */
-    static int targetedInvocations() {
-        return Integer.getInteger("numaloom.lincheck.targetedInvocations", 300);
-    }
-
-    /** One targeted scenario ({@link KeyedCounters#lockVsUnbind()}), no random ones. */
-    static ModelCheckingOptions targeted(org.jetbrains.kotlinx.lincheck.execution.ExecutionScenario scenario) {
-        return new ModelCheckingOptions()
-                .iterations(0)
-                .invocationsPerIteration(targetedInvocations())
-                .addCustomScenario(scenario);
     }
 
     /**
