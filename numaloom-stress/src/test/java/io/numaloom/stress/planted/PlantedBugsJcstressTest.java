@@ -16,9 +16,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * jcstress bites: the shaded jcstress jar, run in a child JVM on the tests of {@link PlantedLock}, must exit
- * non-zero, report the two planted bugs as FAILED with their forbidden outcomes observed, and pass the two
- * controls (the same tests on the lock without a bug). Runs in the {@code integration-test} phase, after the jar is
+ * jcstress bites: the shaded jcstress jar, run in a child JVM on the tests of {@link PlantedLock} and
+ * {@link PlantedKeyedLock}, must exit non-zero, report the three planted bugs as FAILED with their forbidden
+ * outcomes observed, and pass the three controls (the same tests on the locks without a bug). Runs in the {@code integration-test} phase, after the jar is
  * built; the build passes {@code numaloom.jcstress.jar} and {@code numaloom.jcstress.workdir}.
  *
  * <p>Mode: {@code quick} trimmed to one JVM configuration (C2, no split compilation) and one 500 ms iteration per
@@ -34,6 +34,8 @@ class PlantedBugsJcstressTest {
     private static final String CONTROL_HANDOFF = PACKAGE + "PlantedHandoff.Correct";
     private static final String BUG_CAS = PACKAGE + "PlantedMutex.SkipsCasTryVsTry";
     private static final String BUG_HANDOFF = PACKAGE + "PlantedHandoff.ForgetsHandoff";
+    private static final String CONTROL_KEYED = PACKAGE + "PlantedKeyedMutex.CorrectLockVsLock";
+    private static final String BUG_KEYED = PACKAGE + "PlantedKeyedMutex.IgnoresPinsLockVsLock";
 
     /** A forbidden mutual-exclusion outcome row: "r1, r2, r3, r4  samples  freq  Forbidden". */
     private static final Pattern FORBIDDEN_ROW =
@@ -50,7 +52,7 @@ class PlantedBugsJcstressTest {
         Path work = Path.of(System.getProperty("numaloom.jcstress.workdir", "target/planted")).toAbsolutePath();
         Files.createDirectories(work);
         Path log = work.resolve("jcstress-planted.log");
-        String regex = "^" + Pattern.quote(PACKAGE) + "(PlantedMutex\\.(CorrectTryVsTry|SkipsCasTryVsTry)|PlantedHandoff\\.)";
+        String regex = "^" + Pattern.quote(PACKAGE) + "(PlantedMutex\\.(CorrectTryVsTry|SkipsCasTryVsTry)|PlantedHandoff\\.|PlantedKeyedMutex\\.)";
         List<String> command = List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED",
@@ -82,6 +84,7 @@ class PlantedBugsJcstressTest {
     void theControlsPass() {
         assertVerdict(CONTROL_MUTEX, "OK");
         assertVerdict(CONTROL_HANDOFF, "OK");
+        assertVerdict(CONTROL_KEYED, "OK");
     }
 
     @Test
@@ -98,6 +101,14 @@ class PlantedBugsJcstressTest {
         long seen = samples(STALE_ROW, block(BUG_HANDOFF));
         assertTrue(seen > 0, "no STALE outcome in:\n" + block(BUG_HANDOFF));
         System.out.println("UNLOCK_FORGETS_HANDOFF: " + seen + " stale waiter(s)");
+    }
+
+    @Test
+    void theUnbindThatIgnoresPinsIsCaught() {
+        assertVerdict(BUG_KEYED, "FAILED");
+        long seen = samples(FORBIDDEN_ROW, block(BUG_KEYED));
+        assertTrue(seen > 0, "no forbidden outcome with samples in:\n" + block(BUG_KEYED));
+        System.out.println("UNBIND_IGNORES_PINS: " + seen + " forbidden samples");
     }
 
     /** Every verdict jcstress printed for {@code test} (per fork and in the summary) is {@code verdict}. */
