@@ -21,6 +21,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -37,6 +39,12 @@ import java.util.stream.Stream;
  * {@code failed} and its reason, and the run goes on. With {@code resume}, the configuration must be the
  * one the run started with (else the run is refused, naming the first difference); points that already
  * have an {@code ok} row with the same bench fingerprint are skipped; failed ones are measured again.
+ *
+ * <p>A run is stopped (Ctrl-C) from another thread: {@link #stop()} ends it between points, and
+ * {@link #abandon()} waits for that, then writes the report and cleans up. The point in progress is not
+ * recorded: Ctrl-C reaches the measured JVM too, and its failure is the stop, not a result. Since the
+ * measured JVM can die a moment before this JVM hears of the stop, a failed point waits
+ * {@code stopGrace} for a stop before it is recorded.
  */
 public final class BenchRunner {
     public static final String CONFIG_FILE = "config.json";
@@ -68,13 +76,26 @@ public final class BenchRunner {
     private final Listener listener;
     /** Set while this runner holds the directory's lock and measures: what {@link #abandon()} cleans up. */
     private volatile boolean measuring;
+    /** Counted down by {@link #stop()}: no point starts or is recorded after it. */
+    private final CountDownLatch stopRequested = new CountDownLatch(1);
+    /** Counted down when {@link #run()} has let go of the directory. */
+    private final CountDownLatch runEnded = new CountDownLatch(1);
+    private final Duration stopGrace;
+
+    /** How long {@link #abandon()} waits for the point in progress to end once its JVMs are stopped. */
+    static final Duration STOP_WAIT = Duration.ofSeconds(10);
 
     public BenchRunner(BenchConfig config, Path out, boolean resume, PointExecutor executor, Listener listener) {
+        this(config, out, resume, executor, listener, Duration.ofSeconds(1));
+    }
+
+    BenchRunner(BenchConfig config, Path out, boolean resume, PointExecutor executor, Listener listener, Duration stopGrace) {
         this.config = config;
         this.out = out;
         this.resume = resume;
         this.executor = executor;
         this.listener = listener;
+        this.stopGrace = stopGrace;
     }
 
     /** Every point of the configuration, in run order. */
@@ -112,13 +133,26 @@ public final class BenchRunner {
                 measuring = false;
                 Files.deleteIfExists(out.resolve(LOCK_FILE));
             }
+        } finally {
+            runEnded.countDown();
         }
+    }
+
+    /** Asks the run to end between points (from any thread); the point in progress is not recorded. */
+    public void stop() {
+        stopRequested.countDown();
+    }
+
+    /** Whether {@link #stop()} was called: {@link #run()} then returns the rows of the points done before. */
+    public boolean stopped() {
+        return stopRequested.getCount() == 0;
     }
 
     /**
      * Ends a run that is being stopped (Ctrl-C; called from a shutdown hook while {@link #run()} is
-     * still measuring): writes the report of the points done, removes the point in progress and the
-     * directory's lock file.
+     * still measuring, after the measured JVMs were told to stop): stops the run, waits for the point in
+     * progress to end, writes the report of the points done, removes the point's work and the directory's
+     * lock file.
      *
      * @return what the user needs to know (points done, the command that continues the run), or null if
      *         no run was in progress
@@ -126,6 +160,14 @@ public final class BenchRunner {
     public String abandon() {
         if (!measuring) {
             return null;
+        }
+        stop();
+        try {
+            if (!runEnded.await(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                listener.notice("the point in progress did not end within " + STOP_WAIT.toSeconds() + " s; cleaning up anyway");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         long done = 0;
         try {
@@ -178,6 +220,9 @@ public final class BenchRunner {
         double measuredSeconds = 0;
         int ordinal = points.size() - todo.size();
         for (Point point : todo) {
+            if (stopped()) {
+                break;
+            }
             ordinal++;
             int finished = ordinal - 1 - (points.size() - todo.size());
             Duration elapsed = Duration.ofNanos(System.nanoTime() - startNanos);
@@ -185,6 +230,9 @@ public final class BenchRunner {
                     : Duration.ofMillis((long) (measuredSeconds / finished * (todo.size() - finished) * 1000));
             listener.pointStarted(point, ordinal, points.size(), elapsed, eta);
             PointResult row = measure(point);
+            if (stopped() || !row.ok() && stopRequested.await(stopGrace.toMillis(), TimeUnit.MILLISECONDS)) {
+                break; // cut short by the stop: --resume measures it
+            }
             measuredSeconds += row.seconds();
             store.add(row);
             listener.pointFinished(row, ordinal, points.size());
@@ -193,9 +241,16 @@ public final class BenchRunner {
                 renderReport();
             }
         }
+        if (stopped()) {
+            return doneRows(points, store); // abandon() reports and cleans up
+        }
         writeRunFile(started, Instant.now(), points.size());
         deleteIfEmpty(out.resolve("work"));
         renderReport();
+        return doneRows(points, store);
+    }
+
+    private static List<PointResult> doneRows(List<Point> points, ResultStore store) {
         List<PointResult> rows = new ArrayList<>();
         for (Point p : points) {
             store.find(p.key()).ifPresent(rows::add);

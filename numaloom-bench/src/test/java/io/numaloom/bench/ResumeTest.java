@@ -1,6 +1,8 @@
 package io.numaloom.bench;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -130,34 +132,74 @@ class ResumeTest {
         assertTrue(run.hasNonNull("finished"));
     }
 
-    /** What the Ctrl-C hook does while a point is measured: report, clean up, say how to continue. */
-    @Test
-    void aStoppedRunSaysHowToContinueAndLeavesNoLockOrWork(@TempDir Path out) throws Exception {
+    /**
+     * Ctrl-C as it happens: the signal reaches the measured JVM too, which dies (its point fails) before
+     * this JVM's shutdown hook has said a word. The hook then stops the run: the killed point is not
+     * recorded as failed, no point starts after it, and the report, work directory and lock are dealt
+     * with once the run has let go of the directory. {@code stopGrace} is long here so that a busy machine
+     * cannot start the hook thread too late.
+     */
+    @ParameterizedTest(name = "the measured JVM {0}")
+    @ValueSource(strings = {"dies before the hook runs", "ends its point after the hook stopped the run"})
+    void aStoppedRunSaysHowToContinueAndLeavesNoLockOrWork(String fate, @TempDir Path out) throws Exception {
         BenchConfig config = config();
-        List<String> said = new ArrayList<>();
-        BenchRunner[] runner = new BenchRunner[1];
         FakeExecutor fake = new FakeExecutor();
-        PointExecutor stoppedAtTheFourth = (point, work, log) -> {
-            if (fake.asked.size() == 3) {
-                assertTrue(Files.exists(out.resolve(BenchRunner.LOCK_FILE)));
-                assertTrue(Files.isDirectory(work));
-                said.add(runner[0].abandon());
-                assertTrue(Files.notExists(out.resolve("work")), "the point in progress was removed");
-                assertTrue(Files.notExists(out.resolve(BenchRunner.LOCK_FILE)), "the lock file was removed");
-                assertTrue(Files.exists(out.resolve("index.html")), "the report of the points done was written");
-                throw new FakeExecutor.Killed();
+        BenchRunner[] runner = new BenchRunner[1];
+        Thread[] hook = new Thread[1];
+        String[] said = new String[1];
+        List<String> started = new ArrayList<>();
+        PointExecutor ctrlCInTheFourth = (point, work, log) -> {
+            started.add(point.key());
+            if (started.size() < 4) {
+                return fake.measure(point, work, log);
+            }
+            assertTrue(Files.exists(out.resolve(BenchRunner.LOCK_FILE)));
+            assertTrue(Files.isDirectory(work));
+            hook[0] = Thread.ofPlatform().start(() -> said[0] = runner[0].abandon());
+            if (fate.startsWith("dies")) {
+                throw new PointExecutor.PointFailedException("the measured JVM exited with code 130", null);
+            }
+            while (!runner[0].stopped()) {
+                sleepQuietly();
             }
             return fake.measure(point, work, log);
         };
-        runner[0] = new BenchRunner(config, out, false, stoppedAtTheFourth, SILENT);
-        assertThrows(FakeExecutor.Killed.class, runner[0]::run);
-        assertEquals(1, said.size());
-        assertTrue(said.get(0).contains("3 of 8 points"), said.get(0));
-        assertTrue(said.get(0).contains("./numaloom bench --resume --out " + out), said.get(0));
+        runner[0] = new BenchRunner(config, out, false, ctrlCInTheFourth, SILENT, Duration.ofSeconds(60));
+        List<PointResult> rows = runner[0].run();
+        hook[0].join();
+
+        assertTrue(runner[0].stopped());
+        assertEquals(4, started.size(), "no point starts after the stop: " + started);
+        assertEquals(3, rows.size(), "the point cut short is not recorded: " + rows);
+        assertEquals(3, ResultStore.load(out).size());
+        assertTrue(said[0].contains("3 of 8 points"), said[0]);
+        assertTrue(said[0].contains("./numaloom bench --resume --out " + out), said[0]);
+        assertTrue(Files.notExists(out.resolve("work")), "the point in progress was removed");
+        assertTrue(Files.notExists(out.resolve(BenchRunner.LOCK_FILE)), "the lock file was removed");
+        assertTrue(Files.exists(out.resolve("index.html")), "the report of the points done was written");
         assertEquals(null, runner[0].abandon(), "nothing to say once the run has ended");
 
-        new BenchRunner(config, out, true, new FakeExecutor(), SILENT).run();
+        FakeExecutor rest = new FakeExecutor();
+        new BenchRunner(config, out, true, rest, SILENT).run();
+        assertEquals(5, rest.asked.size(), "--resume measures the cut point and the four after it");
         assertTrue(Files.notExists(out.resolve(BenchRunner.LOCK_FILE)), "a finished run leaves no lock file");
+    }
+
+    private static void sleepQuietly() {
+        try {
+            Thread.sleep(1);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    /** Without a stop, a failed point is recorded once the grace has passed, and the run goes on. */
+    @Test
+    void aFailedPointWithoutAStopIsRecorded(@TempDir Path out) throws Exception {
+        FakeExecutor fake = new FakeExecutor(Integer.MAX_VALUE, Set.of("high/VNA/2"));
+        List<PointResult> rows = new BenchRunner(config(), out, false, fake, SILENT, Duration.ofMillis(1)).run();
+        assertEquals(8, rows.size());
+        assertEquals(1, rows.stream().filter(r -> !r.ok()).count());
     }
 
     @Test

@@ -120,6 +120,7 @@ final class BenchCommand {
         PointExecutor pointExecutor = executor != null ? executor : new JmhPointExecutor(progress::notice);
         BenchRunner runner = new BenchRunner(config, outDir, args.resume(), pointExecutor, progress);
         Thread reaper = new Thread(() -> {
+            runner.stop();
             stopMeasuredJvms();
             String stopped = runner.abandon();
             if (stopped != null) {
@@ -149,6 +150,9 @@ final class BenchCommand {
             } catch (IllegalStateException shuttingDown) {
                 // The hook runs anyway.
             }
+        }
+        if (runner.stopped()) {
+            return Main.STOPPED; // the shutdown hook reports and cleans up
         }
         out.println();
         out.print(Report.textTable(rows));

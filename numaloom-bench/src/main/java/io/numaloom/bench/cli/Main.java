@@ -17,6 +17,8 @@ public final class Main {
     static final int ERROR = 1;
     static final int USAGE = 2;
     static final int POINTS_FAILED = 3;
+    /** Stopped by Ctrl-C (SIGINT), as a shell reports it. */
+    static final int STOPPED = 130;
 
     private Main() {}
 
