@@ -271,7 +271,8 @@ final class BenchCommand {
                                  in earlier runs under results/ if they all ran before; run nothing
 
                 Exit status: 0 all points measured; 2 bad usage or configuration; 3 some points failed
-                (the reason is in their row); 1 other errors.
+                (the reason is in their row); 1 other errors; 130 stopped by Ctrl-C (the points done are
+                kept and reported; the message says how to continue).
 
                 Configuration (the format of the thesis's Appendix A, extended):
                   { "description": "...",

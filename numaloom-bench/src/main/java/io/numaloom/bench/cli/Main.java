@@ -10,7 +10,7 @@ import java.util.List;
  * The {@code ./numaloom} command: {@code bench}, {@code topology}, {@code plot} and {@code jmh}.
  *
  * <p>Exit status: 0 success; 1 an error; 2 bad usage or a bad configuration; 3 a bench run that finished
- * with failed points (their rows and reasons are in the results).
+ * with failed points (their rows and reasons are in the results); 130 a bench run stopped by Ctrl-C.
  */
 public final class Main {
     static final int OK = 0;
