@@ -20,6 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Runs {@link CurrentCpuProbe} in child JVMs with the flags whose effect cannot be seen in this JVM:
@@ -121,6 +123,32 @@ class CurrentCpuChildJvmTest {
         assertEquals(0, c.count(JDK_WARNING), c.output());
         assertEquals(0, c.count("INFO:"), "nothing above DEBUG is logged:\n" + c.output());
         assertWorks(c);
+    }
+
+    /**
+     * The contended path of a lock asks for the current NUMA node only when there is more than one
+     * queue: with one node and one socket nothing native is called, so the JDK has nothing to warn
+     * about and the library prints nothing. Two virtual nodes are the control: there the node is
+     * needed, {@code sched_getcpu} is bound and the JDK warns once (so the check can fail).
+     */
+    @ParameterizedTest(name = "numaloom.topology={0}")
+    @ValueSource(strings = {"nodes=1", "nodes=2"})
+    void aContendedLockCallsNativeCodeOnlyWithMoreThanOneNode(String topology) throws Exception {
+        Child c = run(List.of(javaBinary(), "-Dnumaloom.topology=" + topology, "-cp",
+                root("io/numaloom/topology/ContendedLockProbe.class") + File.pathSeparator
+                        + root("io/numaloom/VnaLock.class"),
+                ContendedLockProbe.class.getName()));
+        assertEquals("true", c.get("done"), c.output());
+        assertEquals("4", c.get("queued"), "four threads waited in the queue:\n" + c.output());
+        assertEquals("40000", c.get("acquisitions"), c.output());
+        boolean oneNode = topology.equals("nodes=1");
+        assertEquals(oneNode ? "1" : "2", c.get("queues"), c.output());
+        if (oneNode) {
+            String printed = c.output().lines().skip(1).filter(l -> !l.matches("[a-z]+=.*")).toList().toString();
+            assertEquals("[]", printed, "nothing but the probe's lines:\n" + c.output());
+        } else if (LINUX) {
+            assertEquals(1, c.count(JDK_WARNING), "two nodes need sched_getcpu, and the JDK warns once:\n" + c.output());
+        }
     }
 
     // ---------------------------------------------------------------------------------------------
