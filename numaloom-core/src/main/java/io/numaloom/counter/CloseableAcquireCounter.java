@@ -75,7 +75,7 @@ import java.util.function.IntSupplier;
  *
  * <p><b>Sources.</b> The problem and the shape of the solution come from the panama-dev thread
  * "Improve scaling of downcalls using MemorySegments allocated with shared arenas" (S. Monteith and
- * M. Cimadamore, December 2025; seed 003): the JDK's shared session counts acquisitions in one CAS
+ * M. Cimadamore, December 2025): the JDK's shared session counts acquisitions in one CAS
  * word, which collapses beyond a few cores, and Monteith's proposal stripes the count, hands out
  * tickets, and closes in two phases, with racing acquirers waiting for the close's outcome. The
  * striping follows {@link java.util.concurrent.atomic.LongAdder}: a base word used until a CAS on it

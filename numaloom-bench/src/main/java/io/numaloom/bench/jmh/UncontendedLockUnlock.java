@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The cost of an uncontended lock+unlock pair, the fast path every lock is judged by first (the Relaxed-Lock
- * paper's "Sync", seed 002 §4), next to its physical floor: one CAS to acquire and one release store to
+ * paper's "Sync", §4), next to its physical floor: one CAS to acquire and one release store to
  * free, which is what a lock needs at least.
  *
  * <p>One thread, one lock, an empty critical section. {@link #lockUnlock} goes through {@link Mutex}, that

@@ -4,7 +4,7 @@ package io.numaloom.bench.locks;
 /**
  * HSPIN: a hierarchical spin lock, one test-and-set flag per NUMA node under one global flag.
  *
- * <p>Source: the VNA paper (seed 000, §3), which compares VNA against "HSPIN (hierarchical spin) locks" that
+ * <p>Source: the VNA paper ("NUMA-aware lock for Java Lightweight Threads", §3), which compares VNA against "HSPIN (hierarchical spin) locks" that
  * "call Thread.yield() after some spins on the flag, because, otherwise, the system might be blocked when all
  * carrier threads are actively spinning". Lineage: the hierarchical locks of Z. Radović and E. Hagersten
  * ("Hierarchical Backoff Locks for Nonuniform Communication Architectures", HPCA 2003) and the test-and-set

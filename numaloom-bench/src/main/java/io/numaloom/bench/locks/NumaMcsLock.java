@@ -3,8 +3,8 @@ package io.numaloom.bench.locks;
 /**
  * NUMA_MCS: the thesis's lock, an atomic flag guarded by one MCS queue per NUMA node.
  *
- * <p>Source: the ITMO bachelor thesis behind the VNA paper (seed 001, §3.1, Listing 4; the VNA paper,
- * seed 000, Listings 1-2, is the same structure). Idea: a thread first tries the flag with one CAS (the fast
+ * <p>Source: the ITMO bachelor thesis behind the VNA paper (§3.1, Listing 4; the VNA paper,
+ * Listings 1-2, is the same structure). Idea: a thread first tries the flag with one CAS (the fast
  * path). If that fails it joins the MCS queue of its current NUMA node; the head of each node's queue (the
  * "leader") competes for the flag with CAS. So at most one thread per node spins on the shared flag, and
  * the others wait on their own node-local queue node. Release stores {@code false} to the flag and then

@@ -6,7 +6,7 @@ import java.util.concurrent.Semaphore;
 /**
  * RELAXED: Dice's Relaxed-Lock protocol, adapted from a JVM object header to a Java lock object.
  *
- * <p>Paper: D. Dice, "Implementing Fast Java Monitors with Relaxed-Locks", JVM '01 (seed 002, §2-3 and
+ * <p>Paper: D. Dice, "Implementing Fast Java Monitors with Relaxed-Locks", JVM '01 (§2-3 and
  * Listing 1). The paper's monitor record ({@code monRec}) becomes this object's lock word:
  * {@code Owner} (the holding thread, null when free), {@code Nest} (the hold count), {@code rcThis} (how
  * many threads are blocked or about to block), {@code Candidate} (the futile-wakeup throttle) and

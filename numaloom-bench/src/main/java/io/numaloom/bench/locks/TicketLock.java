@@ -8,7 +8,7 @@ package io.numaloom.bench.locks;
  * Multiprocessors", ACM TOCS 9(1), 1991, §2. Idea: take a ticket with one fetch-and-add on the next-ticket
  * counter and wait until the now-serving counter shows it; release by incrementing now-serving (a plain
  * store: only the holder writes it). Both counters share one cache line, as in the Linux kernel's ticket
- * spinlock before 4.2 (seed 004): every waiter spins on the lock's line, so each release invalidates all
+ * spinlock before 4.2: every waiter spins on the lock's line, so each release invalidates all
  * of them, the cost that queued locks remove.
  *
  * <p>Properties: fair (FIFO by ticket); not NUMA-aware; spins, then yields, then sleeps briefly

@@ -9,7 +9,7 @@ import org.openjdk.jmh.infra.Blackhole;
 import java.util.List;
 
 /**
- * The thesis's micro-workload (seed 001, §2.3, Listing 2): {@code actionsCount} critical sections split
+ * The VNA thesis's micro-workload (ITMO bachelor thesis, 2023, §2.3, Listing 2): {@code actionsCount} critical sections split
  * evenly over the threads; each one burns {@code beforeCpuTokens} outside the lock, yields
  * {@code yieldsBefore} times, takes the one shared lock, burns {@code inCpuTokens} inside, optionally yields
  * inside, and releases. Work is {@link Blackhole#consumeCPU(long)}, which the JIT cannot remove and whose

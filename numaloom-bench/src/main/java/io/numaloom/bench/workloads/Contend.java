@@ -9,7 +9,7 @@ import io.numaloom.bench.Worker;
 import java.util.List;
 
 /**
- * Contend, from Dice's Relaxed-Lock paper (seed 002, §4): every thread loops over a parallel portion and a
+ * Contend, from Dice's Relaxed-Lock paper (JVM '01, §4): every thread loops over a parallel portion and a
  * serial portion of equal length (1.55 µs each in the paper, 24 threads x 100,000 iterations), the serial
  * one under a single global lock. With as many threads as cores the lock is saturated, so the score is how
  * cheaply the lock hands over under heavy contention. The portions are measured by the clock

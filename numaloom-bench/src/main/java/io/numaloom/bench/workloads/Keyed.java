@@ -17,7 +17,7 @@ import java.util.SplittableRandom;
  * Locking by key: {@code actionsCount} operations, each taking the lock of one of {@code keys} keys, drawn with
  * Zipf skew, through one of the {@link KeyedSchemes} (the bench's lock names for this workload). Inside, the
  * operation burns {@code inCpuTokens} and steps the key's own counter; outside, it burns {@code beforeCpuTokens}.
- * Dice's three Relaxed-Lock workloads (seed 002, §4) become keyed ones by their settings: no work at all is
+ * Dice's three Relaxed-Lock workloads (JVM '01, §4) become keyed ones by their settings: no work at all is
  * RandBash over keys (handover and lookup cost), equal work inside and outside is Contend over keys, and many
  * uniform keys is Sync over keys (almost every acquisition uncontended, so the lookup, binding and unbinding
  * are what is measured).

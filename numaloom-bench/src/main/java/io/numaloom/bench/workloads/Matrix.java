@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 /**
- * The VNA paper's workload (seed 000, §3, Listing 3): each iteration multiplies two square
+ * The VNA paper's workload ("NUMA-aware lock for Java Lightweight Threads", §3, Listing 3): each iteration multiplies two square
  * {@code outerSize} matrices outside the lock, yields, takes the lock, multiplies two square
  * {@code innerSize} matrices inside, yields, and releases. The paper's settings are 100 / 15 (low
  * contention) and no outer work / 50 (high contention), 10,000 iterations.

@@ -8,7 +8,7 @@ import io.numaloom.bench.Worker;
 import java.util.List;
 
 /**
- * RandBash, from Dice's Relaxed-Lock paper (seed 002, §4): many threads call {@code nextInt} on one shared
+ * RandBash, from Dice's Relaxed-Lock paper (JVM '01, §4): many threads call {@code nextInt} on one shared
  * random generator whose step is guarded by a lock (in the paper, {@code java.util.Random} with a
  * synchronized worker routine, 24 threads x 1,000,000 calls). The critical section is a handful of
  * instructions, so the score is almost pure lock handover cost, and it is where futile wake-ups hurt most.

@@ -9,7 +9,7 @@ import io.numaloom.bench.Worker;
 import java.util.List;
 
 /**
- * Sync, from Dice's Relaxed-Lock paper (seed 002, §4): uncontended lock/unlock of an empty critical
+ * Sync, from Dice's Relaxed-Lock paper (JVM '01, §4): uncontended lock/unlock of an empty critical
  * section, plain ({@code depth} 1) or nested ({@code depth} 2 and more: the same lock taken again while
  * held, like a synchronized method calling another one on the same object). Each thread has a lock of its
  * own, so the default single thread measures the latency of the fast path and more threads measure how

@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * The thesis's text-statistics task (seed 001, §4.4): {@code lines} lines of text are split evenly over the
+ * The VNA thesis's text-statistics task (ITMO bachelor thesis, 2023, §4.4): {@code lines} lines of text are split evenly over the
  * threads; each thread splits its lines into words and counts every word in one of {@code maps} hash maps,
  * chosen by the word's hash (the striping of {@code ConcurrentHashMap}), each map guarded by a lock of its
  * own. The score is the time to count the whole text; every round checks the counts exactly.

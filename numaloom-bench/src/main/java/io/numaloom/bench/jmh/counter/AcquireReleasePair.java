@@ -11,7 +11,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The time of one acquire+release pair on a counter that every benchmark thread shares, with nothing
- * in between: the worst case of seed 003, where the session counter of a shared arena is the whole
+ * in between: the worst case of the panama-dev thread on shared-arena scaling (December 2025), where the session counter of a shared arena is the whole
  * cost. At one thread this is the uncontended fast path ({@code CloseableAcquireCounter} must stay
  * within about 2 ns of {@code singleCas}); with more threads it shows whether the counter scales.
  *

@@ -4,7 +4,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * Baseline: the JDK's design (as described in seed 003), one int word that holds the acquisition count,
+ * Baseline: the JDK's design (as described on panama-dev, December 2025), one int word that holds the acquisition count,
  * or -1 once closed. Acquire and release are a CAS loop each on that word; close is a CAS from 0 to -1.
  * Correct and small; every acquisition of every thread writes the same cache line.
  */

@@ -13,7 +13,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Three acquisitions, then three releases, per operation: what one downcall that passes three segments
  * of the same shared arena does to the arena's session, as in the JDK's
- * {@code CallOverheadConstant.panama_identity_memory_address_shared_3} (seed 003). The score is per
+ * {@code CallOverheadConstant.panama_identity_memory_address_shared_3}. The score is per
  * operation, that is per three pairs. Variants and threads as in {@link AcquireReleasePair}.
  */
 @BenchmarkMode(Mode.AverageTime)
