@@ -23,4 +23,14 @@ abstract class ConditionLock {
 
     /** @throws IllegalMonitorStateException unless the current thread holds the lock */
     abstract void checkOwner(String action);
+
+    /** The lock that JFR events name: this one, or the {@link KeyedLock} of a key's lock. */
+    Object reportedLock() {
+        return this;
+    }
+
+    /** The key's {@code hashCode} that JFR events carry for a key's lock; 0 for a plain lock. */
+    int reportedKeyHash() {
+        return 0;
+    }
 }

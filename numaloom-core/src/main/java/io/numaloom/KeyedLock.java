@@ -596,6 +596,16 @@ public final class KeyedLock<K> {
             return key;
         }
 
+        @Override
+        Object reportedLock() {
+            return KeyedLock.this;
+        }
+
+        @Override
+        int reportedKeyHash() {
+            return key.hashCode();
+        }
+
         @Override public void lock() { KeyedLock.this.lock(key); }
         @Override public void lockInterruptibly() throws InterruptedException { KeyedLock.this.lockInterruptibly(key); }
         @Override public boolean tryLock() { return KeyedLock.this.tryLock(key); }
@@ -710,6 +720,19 @@ public final class KeyedLock<K> {
         /** The owner, or null; a snapshot for monitoring. */
         Thread owner() {
             return getOwner();
+        }
+
+        /** JFR events name the KeyedLock; the record is pinned while it is waited for, so home is set. */
+        @Override
+        Object reportedLock() {
+            Object h = home;
+            return h != null ? h : this;
+        }
+
+        @Override
+        int reportedKeyHash() {
+            Object k = key;
+            return k != null ? k.hashCode() : 0;
         }
 
         void bind(KeyedLock<?> home, int hash, Object key, Record next) {

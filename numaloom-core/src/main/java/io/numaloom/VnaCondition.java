@@ -76,6 +76,7 @@ final class VnaCondition implements Condition {
     @Override
     public void awaitUninterruptibly() {
         Waiter w = enqueue("awaitUninterruptibly");
+        ConditionAwaitEvent event = ConditionAwaitEvent.beginIfEnabled(lock, Long.MAX_VALUE);
         int saved = lock.releaseFully("awaitUninterruptibly on");
         boolean interrupted = false;
         while (w.waiting()) {
@@ -83,6 +84,9 @@ final class VnaCondition implements Condition {
             interrupted |= Thread.interrupted();
         }
         lock.reacquire(saved);
+        if (event != null) {
+            event.returned(false);
+        }
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
@@ -109,6 +113,8 @@ final class VnaCondition implements Condition {
             throw new InterruptedException();
         }
         Waiter w = enqueue("awaitUntil");
+        ConditionAwaitEvent event = ConditionAwaitEvent.beginIfEnabled(lock,
+                Math.max(0L, deadlineMillis - System.currentTimeMillis()) * 1_000_000L);
         int saved = lock.releaseFully("awaitUntil on");
         int mode = NORMAL;
         boolean timedOut = false;
@@ -123,7 +129,7 @@ final class VnaCondition implements Condition {
             LockSupport.parkUntil(this, deadlineMillis);
             mode = checkInterrupt(w, mode);
         }
-        return !finish(w, saved, mode, timedOut);
+        return !finish(w, saved, mode, timedOut, event);
     }
 
     /** Returns true when the wait timed out; {@code nanos} must not be negative. */
@@ -133,6 +139,7 @@ final class VnaCondition implements Condition {
         }
         long deadline = System.nanoTime() + nanos;
         Waiter w = enqueue("await");
+        ConditionAwaitEvent event = ConditionAwaitEvent.beginIfEnabled(lock, timed ? nanos : Long.MAX_VALUE);
         int saved = lock.releaseFully("await on");
         int mode = NORMAL;
         boolean timedOut = false;
@@ -152,7 +159,7 @@ final class VnaCondition implements Condition {
             }
             mode = checkInterrupt(w, mode);
         }
-        return finish(w, saved, mode, timedOut);
+        return finish(w, saved, mode, timedOut, event);
     }
 
     /** Interrupted before a signal: cancel and throw later; after one: re-assert later. */
@@ -164,8 +171,12 @@ final class VnaCondition implements Condition {
     }
 
     /** Re-acquires, cleans up, applies the interrupt rules; returns {@code timedOut}. */
-    private boolean finish(Waiter w, int saved, int mode, boolean timedOut) throws InterruptedException {
+    private boolean finish(Waiter w, int saved, int mode, boolean timedOut, ConditionAwaitEvent event)
+            throws InterruptedException {
         lock.reacquire(saved);
+        if (event != null) {
+            event.returned(timedOut);
+        }
         if ((int) Waiter.STATE.getVolatile(w) == CANCELLED) {
             unlink(w);
         }

@@ -473,16 +473,30 @@ public class VnaLock extends ConditionLock implements Lock {
         Waiters w = waitersOrInflate();
         // Ask the placement (user code, which may throw) before anything changes.
         int n = w.queueCount == 1 ? 0 : Math.floorMod(currentQueue(), w.queueCount);
+        LockContendedEvent event = LockContendedEvent.beginIfEnabled(this, owner, n, w.ownerQueue());
         if (w.heir() == null && spinAsNewcomer(me)) {
+            acquiredUnqueued(event);
             return true;
         }
         w.register();
         if (tryAcquireFree()) {
             owner = me;
             w.unregister();
+            acquiredUnqueued(event);
             return true;
         }
-        return queue(me, w, n, QNode.forCurrentThread(me), interruptible, timed, deadline);
+        QNode q = QNode.forCurrentThread(me);
+        boolean acquired = queue(me, w, n, q, interruptible, timed, deadline);
+        if (acquired && event != null) {
+            event.acquired(true, q.parks, q.reserved);
+        }
+        return acquired;
+    }
+
+    private static void acquiredUnqueued(LockContendedEvent event) {
+        if (event != null) {
+            event.acquired(false, 0, false);
+        }
     }
 
     private void acquireUninterruptibly(Thread me) {
@@ -542,6 +556,7 @@ public class VnaLock extends ConditionLock implements Lock {
                 break; // the candidacy arrived while we were giving up: take it
             }
             park(nanos);
+            q.parks++;
             if (Thread.interrupted()) {
                 interrupted = true;
             }
@@ -567,6 +582,7 @@ public class VnaLock extends ConditionLock implements Lock {
                 }
                 if (System.nanoTime() - q.designatedAt() >= PATIENCE_NANOS) {
                     reserve();
+                    q.reserved = true;
                 }
                 QNode.PARKED.setVolatile(q, true);
                 if (tryAcquireAsHeir(me)) {
@@ -589,6 +605,7 @@ public class VnaLock extends ConditionLock implements Lock {
                 // a candidate that is not heir is woken by its designation.
                 park(nanos);
             }
+            q.parks++;
             if (heir) {
                 QNode.PARKED.setOpaque(q, false);
                 spins = Math.min((spins << 1) | 1, mayspin(me) ? MAX_HEIR_SPINS : 0);
@@ -840,6 +857,9 @@ public class VnaLock extends ConditionLock implements Lock {
         private long designatedAt;     // DESIGNATED_AT
         /** Counts the waits this node served; a designation is valid for one. */
         private int incarnation;       // INCARNATION
+        /** This wait's parks and whether it reserved the lock: for the JFR event; the owner thread's own. */
+        int parks;
+        boolean reserved;
 
         private QNode(Thread thread) {
             this.thread = thread;
@@ -858,6 +878,8 @@ public class VnaLock extends ConditionLock implements Lock {
             // First: a designator that sees this incarnation's status also sees its number.
             INCARNATION.setVolatile(this, incarnation + 1);
             queue = n;
+            parks = 0;
+            reserved = false;
             NEXT.set(this, null);
             PARKED.set(this, false);
             STATUS.set(this, WAITING);

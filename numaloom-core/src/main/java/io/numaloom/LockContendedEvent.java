@@ -1,0 +1,97 @@
+package io.numaloom;
+
+import jdk.jfr.Category;
+import jdk.jfr.Description;
+import jdk.jfr.Event;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
+import jdk.jfr.Threshold;
+
+/**
+ * JFR event {@value #NAME}: an acquisition of a {@link VnaLock} (or of a {@link KeyedLock} key)
+ * that had to wait, the numaloom counterpart of {@code jdk.JavaMonitorEnter}. Recorded when the
+ * wait lasted at least the threshold, 20 ms by default as for {@code jdk.JavaMonitorEnter}; change
+ * it in a recording's settings, e.g. {@code -XX:StartFlightRecording:settings=...} or
+ * {@code jfr configure}, or with {@code RecordingStream.enable(NAME).withThreshold(...)}.
+ *
+ * <p>Costs: none on the uncontended path, which never reaches this class. On the contended path
+ * without a recording, one check that JFR keeps false; with a recording, one small object per
+ * contended acquisition.
+ */
+@Name(LockContendedEvent.NAME)
+@Label("numaloom Lock Contended")
+@Category({"numaloom", "Locks"})
+@Description("A thread waited to acquire a numaloom lock")
+@StackTrace(true)
+@Threshold("20 ms")
+final class LockContendedEvent extends Event {
+    static final String NAME = "io.numaloom.LockContended";
+
+    /** Reads the event's enabled state (a static of the instrumented class) without allocating. */
+    private static final LockContendedEvent PROBE = new LockContendedEvent();
+
+    @Label("Lock Class")
+    @Description("VnaLock (or its subclass), or KeyedLock for a key's lock")
+    Class<?> lockClass;
+
+    @Label("Lock Identity")
+    @Description("System.identityHashCode of the lock (of the KeyedLock for a key's lock)")
+    int lockIdentity;
+
+    @Label("Key Hash")
+    @Description("hashCode of the key for a KeyedLock, else 0")
+    int keyHash;
+
+    @Label("Previous Owner")
+    @Description("The thread that held the lock when the wait began, if it was known then")
+    Thread previousOwner;
+
+    @Label("Waiter Queue")
+    @Description("The waiter's queue: its NUMA node for new VnaLock(), its socket for perSocket()")
+    int waiterQueue;
+
+    @Label("Owner Queue")
+    @Description("The queue through which the holder at the start of the wait acquired, -1 if it barged in or was unknown")
+    int ownerQueue;
+
+    @Label("Queued")
+    @Description("Whether the waiter queued; false if it took the lock while polling as a newcomer")
+    boolean queued;
+
+    @Label("Reserved")
+    @Description("Whether the waiter reserved the lock after being overtaken for its patience (1 ms) and took it that way, rather than by competition")
+    boolean reserved;
+
+    @Label("Parks")
+    @Description("How many times the waiter parked")
+    int parks;
+
+    /** A started event for a lock about to be waited for, or null when no recording wants it. */
+    static LockContendedEvent beginIfEnabled(ConditionLock lock, Thread previousOwner, int waiterQueue, int ownerQueue) {
+        if (!PROBE.isEnabled()) {
+            return null;
+        }
+        LockContendedEvent e = new LockContendedEvent();
+        e.begin();
+        Object reported = lock.reportedLock();
+        e.lockClass = reported.getClass();
+        e.lockIdentity = System.identityHashCode(reported);
+        e.keyHash = lock.reportedKeyHash();
+        e.previousOwner = previousOwner;
+        e.waiterQueue = waiterQueue;
+        e.ownerQueue = ownerQueue;
+        return e;
+    }
+
+    /** Ends and commits the event of an acquisition; {@code parks} and {@code reserved} as the waiter saw them. */
+    void acquired(boolean queued, int parks, boolean reserved) {
+        end();
+        if (shouldCommit()) {
+            this.queued = queued;
+            this.parks = parks;
+            this.reserved = reserved;
+            commit();
+        }
+    }
+}

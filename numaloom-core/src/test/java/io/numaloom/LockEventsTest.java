@@ -1,0 +1,182 @@
+package io.numaloom;
+
+import jdk.jfr.EventType;
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The JFR events {@code io.numaloom.LockContended} and {@code io.numaloom.ConditionAwait}, read back
+ * from a recording made in the test. Waits are made certain, not timed: the test holds the lock
+ * until the waiter is parked, then 30 ms more, so every field below is determined.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class LockEventsTest {
+
+    static final long HELD_MILLIS = 30;
+
+    @ParameterizedTest(name = "virtual threads: {0}")
+    @ValueSource(booleans = {false, true})
+    void aContendedAcquisitionIsRecordedWithItsLockOwnerAndWait(boolean virtual, @TempDir Path dir) throws Exception {
+        VnaLock lock = VnaLock.withPlacement(2, () -> 1);
+        List<RecordedEvent> events = record(dir, LockContendedEvent.NAME, () -> {
+            lock.lock();
+            Thread waiter = start(virtual, () -> {
+                lock.lock();
+                lock.unlock();
+            });
+            awaitParked(waiter);
+            Thread.sleep(HELD_MILLIS);
+            lock.unlock();
+            waiter.join();
+        });
+        assertEquals(1, events.size(), events.toString());
+        RecordedEvent e = events.getFirst();
+        assertEquals(VnaLock.class.getName(), e.getClass("lockClass").getName());
+        assertEquals(System.identityHashCode(lock), e.getInt("lockIdentity"));
+        assertEquals(0, e.getInt("keyHash"));
+        assertEquals(Thread.currentThread().getName(), e.getThread("previousOwner").getJavaName());
+        assertEquals(virtual, e.getThread().isVirtual());
+        assertEquals(1, e.getInt("waiterQueue"));
+        assertEquals(-1, e.getInt("ownerQueue"), "the test's thread took the lock uncontended");
+        assertTrue(e.getBoolean("queued"));
+        assertTrue(e.getInt("parks") >= 1, e.toString());
+        assertTrue(e.getDuration().toMillis() >= HELD_MILLIS, e.getDuration().toString());
+        assertNotNull(e.getStackTrace(), "the waiter's stack");
+    }
+
+    @Test
+    void uncontendedAcquisitionsRecordNothing(@TempDir Path dir) throws Exception {
+        VnaLock lock = new VnaLock();
+        List<RecordedEvent> events = record(dir, LockContendedEvent.NAME, () -> {
+            for (int i = 0; i < 10_000; i++) {
+                lock.lock();
+                lock.lock(); // re-entry is not contention either
+                lock.unlock();
+                lock.unlock();
+            }
+        });
+        assertEquals(List.of(), events);
+    }
+
+    @Test
+    void aContendedKeyIsRecordedWithItsKeyedLockAndKeyHash(@TempDir Path dir) throws Exception {
+        KeyedLock<String> locks = KeyedLock.withPlacement(new QueuePlacement() {
+            @Override public int queueCount() { return 1; }
+            @Override public int currentQueue() { return 0; }
+        });
+        String key = "user-42";
+        List<RecordedEvent> events = record(dir, LockContendedEvent.NAME, () -> {
+            locks.lock(key);
+            Thread waiter = start(true, () -> {
+                locks.lock(new String(key)); // an equal key, not the same object
+                locks.unlock(key);
+            });
+            awaitParked(waiter);
+            locks.unlock(key);
+            waiter.join();
+        });
+        assertEquals(1, events.size(), events.toString());
+        RecordedEvent e = events.getFirst();
+        assertEquals(KeyedLock.class.getName(), e.getClass("lockClass").getName());
+        assertEquals(System.identityHashCode(locks), e.getInt("lockIdentity"));
+        assertEquals(key.hashCode(), e.getInt("keyHash"));
+    }
+
+    @ParameterizedTest(name = "signalled: {0}")
+    @ValueSource(booleans = {false, true})
+    void aConditionWaitIsRecordedWithItsTimeoutAndOutcome(boolean signalled, @TempDir Path dir) throws Exception {
+        VnaLock lock = new VnaLock();
+        Condition ready = lock.newCondition();
+        boolean[] result = new boolean[1];
+        List<RecordedEvent> events = record(dir, ConditionAwaitEvent.NAME, () -> {
+            Thread waiter = start(true, () -> {
+                lock.lock();
+                try {
+                    result[0] = ready.await(signalled ? 60_000 : HELD_MILLIS, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                } finally {
+                    lock.unlock();
+                }
+            });
+            if (signalled) {
+                awaitParked(waiter);
+                lock.lock();
+                try {
+                    ready.signal();
+                } finally {
+                    lock.unlock();
+                }
+            }
+            waiter.join();
+        });
+        assertEquals(signalled, result[0]);
+        assertEquals(1, events.size(), events.toString());
+        RecordedEvent e = events.getFirst();
+        assertEquals(VnaLock.class.getName(), e.getClass("lockClass").getName());
+        assertEquals(System.identityHashCode(lock), e.getInt("lockIdentity"));
+        assertEquals(!signalled, e.getBoolean("timedOut"));
+        assertEquals(Duration.ofMillis(signalled ? 60_000 : HELD_MILLIS), e.getDuration("timeout"));
+    }
+
+    @Test
+    void theDefaultThresholdIsJavaMonitorEntersTwentyMilliseconds() {
+        for (Class<? extends jdk.jfr.Event> c : List.of(LockContendedEvent.class, ConditionAwaitEvent.class)) {
+            EventType type = EventType.getEventType(c);
+            String threshold = type.getSettingDescriptors().stream().filter(d -> d.getName().equals("threshold"))
+                    .findFirst().orElseThrow().getDefaultValue();
+            assertEquals("20 ms", threshold, c.getName());
+            assertTrue(type.getName().startsWith("io.numaloom."), type.getName());
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    interface Action {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code action} under a recording of {@code event} with no threshold; returns its events. */
+    static List<RecordedEvent> record(Path dir, String event, Action action) throws Exception {
+        Path file = dir.resolve("events.jfr");
+        try (Recording r = new Recording()) {
+            r.enable(event).withThreshold(Duration.ZERO).withStackTrace();
+            r.start();
+            action.run();
+            r.stop();
+            r.dump(file);
+        }
+        return RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals(event))
+                .toList();
+    }
+
+    static Thread start(boolean virtual, Runnable body) {
+        return virtual ? Thread.ofVirtual().start(body) : Thread.ofPlatform().start(body);
+    }
+
+    /** Until {@code t} is parked (WAITING or TIMED_WAITING): it is then certainly in the slow path. */
+    static void awaitParked(Thread t) throws InterruptedException {
+        VnaLockTest.awaitCondition(() -> {
+            Thread.State s = t.getState();
+            return s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING;
+        }, t + " to park");
+    }
+
+}
