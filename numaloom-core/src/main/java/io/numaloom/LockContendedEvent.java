@@ -44,7 +44,7 @@ final class LockContendedEvent extends Event {
     int keyHash;
 
     @Label("Previous Owner")
-    @Description("The thread that held the lock when the wait began, if it was known then")
+    @Description("The thread that held the lock when the wait began; none if the lock was changing hands or free but reserved for a waiter that had been overtaken too long")
     Thread previousOwner;
 
     @Label("Waiter Queue")

@@ -7,7 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The {@code ./numaloom} command: {@code bench}, {@code topology}, {@code plot} and {@code jmh}.
+ * The {@code ./numaloom} command: {@code bench}, {@code topology}, {@code plot}, {@code jmh} and {@code contention}.
  *
  * <p>Exit status: 0 success; 1 an error; 2 bad usage or a bad configuration; 3 a bench run that finished
  * with failed points (their rows and reasons are in the results); 130 a bench run stopped by Ctrl-C.
@@ -40,9 +40,10 @@ public final class Main {
                 case "topology" -> TopologyCommand.run(rest, out, err);
                 case "plot" -> PlotCommand.run(rest, out, err);
                 case "jmh" -> JmhCommand.run(rest, out, err);
+                case "contention" -> ContentionCommand.run(rest, out, err);
                 default -> {
                     err.println("numaloom: unknown command '" + args[0] + "'"
-                            + Suggest.hint(args[0], List.of("bench", "topology", "plot", "jmh")));
+                            + Suggest.hint(args[0], List.of("bench", "topology", "plot", "jmh", "contention")));
                     err.print(usage());
                     yield USAGE;
                 }
@@ -78,6 +79,10 @@ public final class Main {
                                  redraw the plots and index.html of a results directory
                   jmh [JMH options]
                                  run the JMH microbenchmarks in the bench jar (e.g. -prof gc; -l lists them)
+                  contention FILE.jfr [--out DIR] [--top N]
+                                 the most contended numaloom locks of a JFR recording of any application:
+                                 waits, percentiles, parks, cross-node waits, longest holders; a table and
+                                 an HTML page with a histogram
 
                 Each command takes --help. Configurations: see configs/ and ./numaloom bench --help.
                 """;

@@ -163,7 +163,7 @@ public final class Charts {
         return chart;
     }
 
-    private static void style(Styler styler) {
+    static void style(Styler styler) {
         styler.setChartBackgroundColor(Color.WHITE);
         styler.setPlotBackgroundColor(Color.WHITE);
         styler.setPlotBorderColor(new Color(0xcccccc));

@@ -1,0 +1,238 @@
+package io.numaloom.bench.report;
+
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedThread;
+import jdk.jfr.consumer.RecordingFile;
+import org.HdrHistogram.Histogram;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * What numaloom's JFR events in a recording say about contention, for {@code ./numaloom contention}:
+ * per lock, the waits to acquire it ({@code io.numaloom.LockContended}) with their total, percentiles,
+ * how many were served by reservation, parked, and crossed queues (NUMA nodes), which holders made
+ * threads wait longest and, for a {@code KeyedLock}, which keys; and the condition waits
+ * ({@code io.numaloom.ConditionAwait}). A recording holds only the waits at or above its threshold
+ * (20 ms unless the recording's settings lower it), so the counts are of long waits, not of every
+ * contended acquisition.
+ */
+public final class Contention {
+    public static final String LOCK_CONTENDED = "io.numaloom.LockContended";
+    public static final String CONDITION_AWAIT = "io.numaloom.ConditionAwait";
+    /** The holder of a wait that began while the lock changed hands or was reserved for a starving waiter. */
+    static final String NO_HOLDER = "(none: changing hands or reserved)";
+
+    private Contention() {}
+
+    /** The waits on one lock (one {@code VnaLock}, or one {@code KeyedLock} over all its keys). */
+    public static final class LockWaits {
+        final String lockClass;
+        final int identity;
+        /** Wait durations in nanoseconds. */
+        final Histogram waits = new Histogram(3);
+        long waitNanos;
+        long queued;
+        long parked;
+        long reserved;
+        /** Waits whose holder had come through a queue (its queue is known), and of those, another queue than the waiter's. */
+        long holderQueueKnown;
+        long crossQueue;
+        final Map<String, Long> holderNanos = new HashMap<>();
+        final Map<Integer, Long> keyNanos = new HashMap<>();
+        long conditionWaits;
+        long conditionNanos;
+        long conditionTimedOut;
+
+        LockWaits(String lockClass, int identity) {
+            this.lockClass = lockClass;
+            this.identity = identity;
+        }
+
+        /** {@code VnaLock@1c29f0d9}: the class's simple name and the identity hash, as {@code Object.toString} has it. */
+        public String label() {
+            return lockClass.substring(lockClass.lastIndexOf('.') + 1) + "@" + Integer.toHexString(identity);
+        }
+
+        public long count() {
+            return waits.getTotalCount();
+        }
+
+        public double totalMillis() {
+            return waitNanos / 1e6;
+        }
+
+        /** A wait percentile in milliseconds. */
+        public double percentileMillis(double p) {
+            return waits.getValueAtPercentile(p) / 1e6;
+        }
+
+        public double maxMillis() {
+            return waits.getMaxValue() / 1e6;
+        }
+
+        /** Of the waits whose holder's queue is known, the fraction where it was another queue; null if none is known. */
+        public Double crossQueueFraction() {
+            return holderQueueKnown == 0 ? null : (double) crossQueue / holderQueueKnown;
+        }
+
+        public double fraction(long part) {
+            return count() == 0 ? 0 : (double) part / count();
+        }
+
+        /** The holders that made threads wait longest, with the wait they caused in ms, longest first. */
+        public List<Map.Entry<String, Double>> topHolders(int n) {
+            return top(holderNanos, n, String::valueOf);
+        }
+
+        /** For a KeyedLock, the keys (by hash) waited for longest, in ms. */
+        public List<Map.Entry<String, Double>> topKeys(int n) {
+            return top(keyNanos, n, h -> "hash " + h);
+        }
+
+        private static <T> List<Map.Entry<String, Double>> top(Map<T, Long> nanos, int n, java.util.function.Function<T, String> name) {
+            return nanos.entrySet().stream()
+                    .sorted(Map.Entry.<T, Long>comparingByValue().reversed())
+                    .limit(n)
+                    .map(e -> Map.entry(name.apply(e.getKey()), e.getValue() / 1e6))
+                    .toList();
+        }
+    }
+
+    /**
+     * A recording's numaloom contention.
+     *
+     * @param locks every lock with a wait, the longest total wait first
+     */
+    public record Summary(Path file, List<LockWaits> locks, long lockWaits, long conditionWaits) {
+        public boolean isEmpty() {
+            return lockWaits == 0 && conditionWaits == 0;
+        }
+    }
+
+    /**
+     * Reads a recording.
+     *
+     * @throws IOException if the file cannot be read or is not a JFR recording
+     */
+    public static Summary read(Path file) throws IOException {
+        Map<String, LockWaits> byLock = new LinkedHashMap<>();
+        long lockWaits = 0;
+        long conditionWaits = 0;
+        try (RecordingFile recording = new RecordingFile(file)) {
+            while (recording.hasMoreEvents()) {
+                RecordedEvent e = recording.readEvent();
+                String type = e.getEventType().getName();
+                if (type.equals(LOCK_CONTENDED)) {
+                    addLockWait(lockOf(byLock, e), e);
+                    lockWaits++;
+                } else if (type.equals(CONDITION_AWAIT)) {
+                    LockWaits l = lockOf(byLock, e);
+                    l.conditionWaits++;
+                    l.conditionNanos += e.getDuration().toNanos();
+                    l.conditionTimedOut += e.getBoolean("timedOut") ? 1 : 0;
+                    conditionWaits++;
+                }
+            }
+        }
+        List<LockWaits> locks = new ArrayList<>(byLock.values());
+        locks.sort(Comparator.comparingLong((LockWaits l) -> l.waitNanos).reversed()
+                .thenComparing(Comparator.comparingLong((LockWaits l) -> l.conditionNanos).reversed()));
+        return new Summary(file, locks, lockWaits, conditionWaits);
+    }
+
+    private static LockWaits lockOf(Map<String, LockWaits> byLock, RecordedEvent e) {
+        String cls = e.getClass("lockClass") == null ? "?" : e.getClass("lockClass").getName();
+        int identity = e.getInt("lockIdentity");
+        return byLock.computeIfAbsent(cls + "@" + identity, k -> new LockWaits(cls, identity));
+    }
+
+    private static void addLockWait(LockWaits l, RecordedEvent e) {
+        long nanos = Math.max(0, e.getDuration().toNanos());
+        l.waits.recordValue(nanos);
+        l.waitNanos += nanos;
+        l.queued += e.getBoolean("queued") ? 1 : 0;
+        l.parked += e.getInt("parks") > 0 ? 1 : 0;
+        l.reserved += e.getBoolean("reserved") ? 1 : 0;
+        int holderQueue = e.getInt("ownerQueue");
+        if (holderQueue >= 0) {
+            l.holderQueueKnown++;
+            l.crossQueue += holderQueue != e.getInt("waiterQueue") ? 1 : 0;
+        }
+        RecordedThread holder = e.getThread("previousOwner");
+        l.holderNanos.merge(holder == null ? NO_HOLDER : threadName(holder), nanos, Long::sum);
+        if (e.getInt("keyHash") != 0 || l.lockClass.endsWith(".KeyedLock")) {
+            l.keyNanos.merge(e.getInt("keyHash"), nanos, Long::sum);
+        }
+    }
+
+    static String threadName(RecordedThread t) {
+        String name = t.getJavaName();
+        if (name == null || name.isEmpty()) {
+            name = (t.isVirtual() ? "virtual#" : "#") + t.getJavaThreadId();
+        }
+        return name;
+    }
+
+    /** The terminal table: the {@code top} locks by total wait. */
+    public static String text(Summary s, int top) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%s: %d contended acquisitions and %d condition waits of numaloom locks"
+                        + " (at or above the recording's thresholds, 20 ms by default)%n",
+                s.file(), s.lockWaits(), s.conditionWaits()));
+        if (s.isEmpty()) {
+            return sb.append("No io.numaloom events: nothing waited that long, the application used no numaloom lock, or the"
+                    + " recording disabled them. Lower the threshold to see shorter waits:"
+                    + " -XX:StartFlightRecording:filename=app.jfr,+io.numaloom.LockContended#threshold=1ms").append('\n').toString();
+        }
+        sb.append('\n');
+        sb.append(String.format(Locale.ROOT, "%-28s %7s %10s %8s %8s %8s %8s %6s %6s %6s %7s  %s%n",
+                "lock", "waits", "total ms", "p50 ms", "p90 ms", "p99 ms", "max ms", "queued", "parked", "resv", "x-node",
+                "longest holders (ms of waits caused)"));
+        for (LockWaits l : s.locks().subList(0, Math.min(top, s.locks().size()))) {
+            if (l.count() == 0) {
+                continue;
+            }
+            Double cross = l.crossQueueFraction();
+            sb.append(String.format(Locale.ROOT, "%-28s %7d %10.1f %8.2f %8.2f %8.2f %8.2f %5.0f%% %5.0f%% %5.0f%% %7s  %s%n",
+                    l.label(), l.count(), l.totalMillis(), l.percentileMillis(50), l.percentileMillis(90),
+                    l.percentileMillis(99), l.maxMillis(), 100 * l.fraction(l.queued), 100 * l.fraction(l.parked),
+                    100 * l.fraction(l.reserved), cross == null ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * cross),
+                    entries(l.topHolders(3))));
+        }
+        List<LockWaits> keyed = s.locks().stream().filter(l -> !l.keyNanos.isEmpty()).limit(top).toList();
+        for (LockWaits l : keyed) {
+            sb.append(String.format(Locale.ROOT, "  keys of %s waited for longest: %s%n", l.label(), entries(l.topKeys(5))));
+        }
+        List<LockWaits> conditions = s.locks().stream().filter(l -> l.conditionWaits > 0).limit(top).toList();
+        if (!conditions.isEmpty()) {
+            sb.append('\n').append(String.format(Locale.ROOT, "%-28s %7s %10s %9s%n", "condition waits on", "waits", "total ms", "timed out"));
+            for (LockWaits l : conditions) {
+                sb.append(String.format(Locale.ROOT, "%-28s %7d %10.1f %9d%n", l.label(), l.conditionWaits,
+                        l.conditionNanos / 1e6, l.conditionTimedOut));
+            }
+        }
+        sb.append('\n').append("queued: waited in a queue (not just polled); parked: slept at least once; resv: took the lock by"
+                + " reservation after 1 ms of being overtaken; x-node: of the waits whose holder came through a queue, those"
+                + " where it was another queue (NUMA node) than the waiter's").append('\n');
+        return sb.toString();
+    }
+
+    static String entries(List<Map.Entry<String, Double>> entries) {
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, Double> e : entries) {
+            if (!sb.isEmpty()) {
+                sb.append(", ");
+            }
+            sb.append(e.getKey()).append(String.format(Locale.ROOT, " %.1f", e.getValue()));
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,135 @@
+package io.numaloom.bench.cli;
+
+import io.numaloom.KeyedLock;
+import io.numaloom.VnaLock;
+import jdk.jfr.Recording;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+
+import static io.numaloom.bench.cli.MainTest.main;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code ./numaloom contention} on recordings made here: waits are made certain (the holder keeps
+ * the lock until the waiter is parked, then 30 ms more), so counts and order are exact.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ContentionCommandTest {
+    static final long HELD_MILLIS = 30;
+
+    @Test
+    void summarizesTheMostContendedLocksOfARecording(@TempDir Path dir) throws Exception {
+        VnaLock busy = new VnaLock();
+        VnaLock quiet = new VnaLock();
+        KeyedLock<String> accounts = new KeyedLock<>();
+        Path file = dir.resolve("app.jfr");
+        try (Recording r = new Recording()) {
+            r.enable("io.numaloom.LockContended").withThreshold(Duration.ZERO);
+            r.enable("io.numaloom.ConditionAwait").withThreshold(Duration.ZERO);
+            r.start();
+            waitOnce(busy);
+            waitOnce(busy);
+            waitOnce(quiet);
+            waitOnce(accounts.forKey("alice"));
+            Condition never = quiet.newCondition();
+            quiet.lock();
+            try {
+                never.await(HELD_MILLIS, TimeUnit.MILLISECONDS);
+            } finally {
+                quiet.unlock();
+            }
+            r.stop();
+            r.dump(file);
+        }
+        Path out = dir.resolve("report");
+        MainTest.Result res = main("contention", file.toString(), "--out", out.toString());
+        assertEquals(0, res.status(), res.err());
+        String text = res.out();
+        assertTrue(text.contains("4 contended acquisitions and 1 condition waits"), text);
+        String busyRow = row(text, "VnaLock@" + Integer.toHexString(System.identityHashCode(busy)));
+        String quietRow = row(text, "VnaLock@" + Integer.toHexString(System.identityHashCode(quiet)));
+        assertTrue(text.indexOf(busyRow) < text.indexOf(quietRow), "the longest total wait first:\n" + text);
+        assertEquals("2", busyRow.split("\\s+")[1], busyRow);
+        assertEquals("1", quietRow.split("\\s+")[1], quietRow);
+        assertTrue(Double.parseDouble(busyRow.split("\\s+")[2]) >= 2 * HELD_MILLIS, "total ms: " + busyRow);
+        assertTrue(busyRow.contains("100%"), "queued and parked: " + busyRow);
+        assertTrue(busyRow.contains(Thread.currentThread().getName()), "the holder: " + busyRow);
+        String keyed = "KeyedLock@" + Integer.toHexString(System.identityHashCode(accounts));
+        row(text, keyed);
+        assertTrue(text.contains("keys of " + keyed + " waited for longest: hash " + "alice".hashCode()), text);
+        assertTrue(row(text.substring(text.indexOf("condition waits on")), "VnaLock@").matches(".*\\s1\\s+\\S+\\s+1$"),
+                "one condition wait, timed out:\n" + text);
+        String html = Files.readString(out.resolve("contention.html"));
+        assertTrue(html.contains(busyRow.split("\\s+")[0]) && html.contains("contention-waits.png"), html);
+        assertTrue(Files.size(out.resolve("contention-waits.png")) > 0);
+        assertTrue(Files.exists(out.resolve("contention-waits.svg")));
+    }
+
+    @Test
+    void aRecordingWithoutNumaloomEventsSaysHowToRecordThem(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("empty.jfr");
+        try (Recording r = new Recording()) {
+            r.enable("jdk.ThreadSleep").withThreshold(Duration.ZERO);
+            r.start();
+            Thread.sleep(1);
+            r.stop();
+            r.dump(file);
+        }
+        MainTest.Result res = main("contention", file.toString());
+        assertEquals(0, res.status(), res.err());
+        assertTrue(res.out().contains("No io.numaloom events") && res.out().contains("threshold=1ms"), res.out());
+        assertTrue(Files.exists(dir.resolve("empty-contention").resolve("contention.html")), "next to the recording by default");
+    }
+
+    @Test
+    void badInputIsAUsageErrorThatSaysWhy(@TempDir Path dir) throws Exception {
+        MainTest.Result missing = main("contention", dir.resolve("nope.jfr").toString());
+        assertEquals(2, missing.status());
+        assertTrue(missing.err().contains("no such file"), missing.err());
+        Path text = Files.writeString(dir.resolve("notes.jfr"), "not a recording");
+        MainTest.Result notJfr = main("contention", text.toString());
+        assertEquals(2, notJfr.status());
+        assertTrue(notJfr.err().contains("cannot read " + text + " as a JFR recording"), notJfr.err());
+        MainTest.Result noFile = main("contention");
+        assertEquals(2, noFile.status());
+        assertTrue(noFile.err().contains("expected a JFR recording"), noFile.err());
+        MainTest.Result badTop = main("contention", text.toString(), "--top", "0");
+        assertEquals(2, badTop.status());
+        assertTrue(badTop.err().contains("--top must be a whole number >= 1, got '0'"), badTop.err());
+        assertTrue(main("contention", "--help").out().contains("Usage: ./numaloom contention FILE.jfr"));
+        assertTrue(main("contenton").err().contains("did you mean 'contention'"));
+    }
+
+    /** The current thread holds {@code lock} while another thread parks on it, then 30 ms more. */
+    static void waitOnce(Lock lock) throws InterruptedException {
+        lock.lock();
+        Thread waiter = Thread.ofVirtual().start(() -> {
+            lock.lock();
+            lock.unlock();
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (waiter.getState() != Thread.State.WAITING && waiter.getState() != Thread.State.TIMED_WAITING) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("the waiter never parked");
+            }
+            Thread.sleep(1);
+        }
+        Thread.sleep(HELD_MILLIS);
+        lock.unlock();
+        waiter.join();
+    }
+
+    static String row(String text, String label) {
+        return text.lines().filter(l -> l.startsWith(label)).findFirst()
+                .orElseThrow(() -> new AssertionError("no row for " + label + " in:\n" + text));
+    }
+}
