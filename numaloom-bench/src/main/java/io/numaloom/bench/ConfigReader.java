@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.numaloom.bench.locks.KeyedSchemes;
+import io.numaloom.bench.workloads.FalseSharing;
 import io.numaloom.bench.workloads.Keyed;
 import io.numaloom.bench.workloads.WorkloadKind;
 import io.numaloom.topology.Topology;
@@ -116,10 +117,14 @@ public final class ConfigReader {
         return parse(json, source, Runtime.getRuntime().availableProcessors(), lockNames());
     }
 
-    /** Every lock name a configuration may use: the mutexes, then the keyed schemes of the {@code keyed} workload. */
+    /**
+     * Every lock name a configuration may use: the mutexes, the keyed schemes of the {@code keyed} workload and
+     * the counter layouts of {@code falseSharing}.
+     */
     public static List<String> lockNames() {
         List<String> names = new ArrayList<>(Mutex.names());
         names.addAll(KeyedSchemes.names());
+        names.addAll(FalseSharing.layoutNames());
         return List.copyOf(names);
     }
 
@@ -384,6 +389,15 @@ public final class ConfigReader {
                         ? locks.get(i) + " is not a keyed scheme; a keyed bench compares " + String.join(", ", KeyedSchemes.names())
                         : locks.get(i) + " is a keyed scheme, measured only by the keyed workload");
             }
+            if (!kind.isKeyed() && kind.isLayout() != FalseSharing.isLayout(locks.get(i))) {
+                problem(source.path("locks") + "[" + i + "].name", kind.isLayout()
+                        ? locks.get(i) + " is not a counter layout; falseSharing compares " + String.join(", ", FalseSharing.layoutNames())
+                        : locks.get(i) + " is a counter layout, measured only by the falseSharing workload");
+            }
+        }
+        if (kind == WorkloadKind.LOCK_RATE && (Integer) values.get("load") > 1) {
+            problem(source.path("load"), "must be 0 (an empty critical section) or 1 (one atomic add inside), got "
+                    + values.get("load"));
         }
         if (kind.isKeyed() && (Long) values.get("actionsCount") > Keyed.MAX_ACTIONS) {
             problem(source.path("actionsCount"), "must be <= " + Keyed.MAX_ACTIONS

@@ -31,6 +31,9 @@ public final class Summary {
     public static final String FILE = "summary.csv";
     static final String BASELINE_NAME = "unfair ReentrantLock";
     static final String KEYED_BASELINE_NAME = "a ConcurrentHashMap of ReentrantLocks";
+    /** The layout every other is compared with in falseSharing benches. */
+    public static final String LAYOUT_BASELINE = "PACKED";
+    static final String LAYOUT_BASELINE_NAME = "counters packed into cache lines";
 
     private Summary() {}
 
@@ -53,11 +56,16 @@ public final class Summary {
 
     /** The lock {@code bench}'s others are compared with. */
     public static String baselineOf(BenchDefinition bench) {
-        return bench.kind().isKeyed() ? KEYED_BASELINE : BASELINE;
+        return bench.kind().isKeyed() ? KEYED_BASELINE : bench.kind().isLayout() ? LAYOUT_BASELINE : BASELINE;
     }
 
     static String nameOf(String baseline) {
-        return baseline.equals(KEYED_BASELINE) ? KEYED_BASELINE_NAME : baseline.equals(BASELINE) ? BASELINE_NAME : baseline;
+        return switch (baseline) {
+            case KEYED_BASELINE -> KEYED_BASELINE_NAME;
+            case LAYOUT_BASELINE -> LAYOUT_BASELINE_NAME;
+            case BASELINE -> BASELINE_NAME;
+            default -> baseline;
+        };
     }
 
     /** The summaries of every active bench of {@code config} that has the baseline among its locks. */

@@ -28,7 +28,11 @@ public enum WorkloadKind {
     SYNC("sync", "uncontended lock/unlock of a thread's own lock, plain or nested (Relaxed-Lock paper §4)",
             Sync.FIELDS, Sync::new, false, Set.of("recordLatency", "remotePenaltyNs")),
     KEYED("keyed", "a lock per key, keys drawn with Zipf skew, through a keyed scheme (KEYED_LOCK, Guava Striped, ...)",
-            Keyed.FIELDS, Keyed::new, false, Set.of("recordLatency", "remotePenaltyNs"));
+            Keyed.FIELDS, Keyed::new, false, Set.of("recordLatency", "remotePenaltyNs")),
+    LOCK_RATE("lockRate", "lock/unlock in a loop, an empty section or one atomic add (NUMA talk: ticket vs queued spinlocks)",
+            LockRate.FIELDS, LockRate::new, false, Set.of("recordLatency", "remotePenaltyNs")),
+    FALSE_SHARING("falseSharing", "read-modify-writes on per-thread counters; the locks are layouts PACKED, PADDED_64, PADDED_128 (NUMA talk)",
+            FalseSharing.FIELDS, FalseSharing::new, false, Set.of("recordLatency", "remotePenaltyNs"));
 
     private final String jsonName;
     private final String summary;
@@ -74,14 +78,16 @@ public enum WorkloadKind {
 
     /**
      * Thread counts measured when a bench gives none: powers of two up to four times the CPUs, plus the
-     * CPU count itself; a single thread for {@link #SYNC}.
+     * CPU count itself; a single thread for {@link #SYNC}; for {@link #LOCK_RATE} and {@link #FALSE_SHARING},
+     * whose threads never wait, only up to the CPU count (one thread per CPU, as in the talk they come from).
      */
     public List<Integer> defaultThreads(int cpus) {
         if (this == SYNC) {
             return List.of(1);
         }
+        int max = this == LOCK_RATE || this == FALSE_SHARING ? cpus : 4 * cpus;
         TreeSet<Integer> counts = new TreeSet<>();
-        for (int t = 1; t <= 4 * cpus; t *= 2) {
+        for (int t = 1; t <= max; t *= 2) {
             counts.add(t);
         }
         counts.add(cpus);
@@ -94,6 +100,11 @@ public enum WorkloadKind {
      */
     public boolean isKeyed() {
         return this == KEYED;
+    }
+
+    /** Whether the bench's locks are {@link FalseSharing} counter layouts, not locks. */
+    public boolean isLayout() {
+        return this == FALSE_SHARING;
     }
 
     /** The workload built from validated settings. */

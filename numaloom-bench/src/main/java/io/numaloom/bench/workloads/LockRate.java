@@ -1,0 +1,108 @@
+package io.numaloom.bench.workloads;
+
+import io.numaloom.bench.Field;
+import io.numaloom.bench.GuardedRegion;
+import io.numaloom.bench.Mutex;
+import io.numaloom.bench.Settings;
+import io.numaloom.bench.Worker;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.List;
+
+/**
+ * The locking rate of one shared lock, after the talk on NUMA and cache-line contention (its "ticket vs
+ * queued spinlocks" charts): every thread takes and releases the lock in a loop, with nothing else to
+ * do, so the score is how many handovers per second the lock sustains as threads are added. With
+ * {@code load} 0 the critical section is empty ("no load"); with {@code load} 1 it makes one atomic add
+ * on a shared counter that sits on a cache line of its own ("1 load": one more line that moves with the
+ * lock). In the talk the counter shares the lock's own cache line; a Java lock's layout is its own, so
+ * here it is the next line the holder touches. A ticket lock's waiters all spin on the lock's line, so
+ * each release invalidates every waiter and the rate falls as threads are added; a queued lock's waiters
+ * spin on their own lines and the rate stays flat.
+ *
+ * <p>As in {@link Sync}, the section goes straight to {@link Mutex#runExclusively(Runnable)}, without
+ * the harness's acquire-latency and NUMA bookkeeping, which would be most of what is measured. The talk
+ * pins threads one per CPU: use {@code "threadType": "platform", "pinCarriers": true}.
+ */
+public final class LockRate implements Workload {
+    static final List<Field> FIELDS = List.of(
+            Field.longField("actionsCount", 1, 1_000_000L, "lock/unlock operations in total, split evenly over the threads"),
+            Field.intField("load", 0, 0, "0: an empty critical section; 1: one atomic add on a shared cache line inside"));
+
+    private final long actions;
+    private final boolean load;
+
+    public LockRate(Settings settings) {
+        this.actions = settings.getLong("actionsCount");
+        int l = settings.getInt("load");
+        if (l > 1) {
+            throw new IllegalArgumentException("load must be 0 or 1, got " + l);
+        }
+        this.load = l == 1;
+    }
+
+    /** The shared counter of {@code load} 1, padded on both sides (class-hierarchy padding). */
+    static class CounterPadBefore {
+        long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+    }
+
+    static class CounterValue extends CounterPadBefore {
+        long value;
+    }
+
+    static final class Counter extends CounterValue {
+        long q00, q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15;
+        static final VarHandle VALUE;
+
+        static {
+            try {
+                VALUE = MethodHandles.lookup().findVarHandle(CounterValue.class, "value", long.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        void add() {
+            VALUE.getAndAdd(this, 1L);
+        }
+
+        long get() {
+            return (long) VALUE.getVolatile(this);
+        }
+    }
+
+    @Override
+    public Round newRound(RoundContext context) {
+        Mutex mutex = context.newMutex();
+        Counter counter = new Counter();
+        Runnable section = load ? counter::add : () -> {};
+        return new Round() {
+            @Override
+            public void runThread(Worker worker) {
+                for (long i = worker.share(actions); i > 0; i--) {
+                    mutex.runExclusively(section);
+                    worker.completed();
+                }
+            }
+
+            @Override
+            public long operations() {
+                return actions;
+            }
+
+            @Override
+            public List<GuardedRegion> regions() {
+                return List.of();
+            }
+
+            @Override
+            public void verify() {
+                if (load && counter.get() != actions) {
+                    throw new IllegalStateException("lockRate: the shared counter is " + counter.get() + " after "
+                            + actions + " critical sections");
+                }
+            }
+        };
+    }
+}
