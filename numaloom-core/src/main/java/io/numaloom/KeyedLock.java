@@ -451,11 +451,18 @@ public final class KeyedLock<K> {
         }
     }
 
+    /**
+     * The thread's spare record if it suits this lock's placement, else a new one. A spare of another
+     * placement is dropped, not kept: kept, it would stay the spare forever and every bind of this
+     * lock would allocate.
+     */
     private Record spareRecord() {
         Record r = SPARE.get();
-        if (r != null && r.placedBy(mode, placement)) {
+        if (r != null) {
             SPARE.set(null);
-            return r;
+            if (r.placedBy(mode, placement)) {
+                return r;
+            }
         }
         return new Record(mode, placement);
     }

@@ -346,9 +346,19 @@ class KeyedLockTest {
         assertEquals(0, locks.activeKeys());
     }
 
-    /** Same method as {@link VnaLockFootprintTest}: the minimum over windows, probe cost subtracted. */
+    /**
+     * Same method as {@link VnaLockFootprintTest}: the minimum over windows, probe cost subtracted. The
+     * thread first uses a lock of another placement, whose record becomes its spare: that spare must not
+     * keep this lock from reusing its own (it did, and every lock(k) allocated a 56-byte record, whenever
+     * an earlier test left such a spare in the test thread).
+     */
     @Test
     void recurringKeysAllocateNothing() throws Exception {
+        KeyedLock<Integer> other = KeyedLock.withPlacement(new QueuePlacement() {
+            @Override public int queueCount() { return 2; }
+            @Override public int currentQueue() { return 1; }
+        });
+        other.runWithLock(7, () -> {});
         KeyedLock<Integer> locks = new KeyedLock<>();
         Integer[] keys = new Integer[64];
         for (int i = 0; i < keys.length; i++) {
