@@ -2,7 +2,6 @@ package io.numaloom;
 
 import jdk.jfr.Category;
 import jdk.jfr.Description;
-import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -20,21 +19,10 @@ import jdk.jfr.Timespan;
 @Description("A thread waited on a condition of a numaloom lock")
 @StackTrace(true)
 @Threshold("20 ms")
-final class ConditionAwaitEvent extends Event {
+final class ConditionAwaitEvent extends LockEvent {
     static final String NAME = "io.numaloom.ConditionAwait";
 
     private static final ConditionAwaitEvent PROBE = new ConditionAwaitEvent();
-
-    @Label("Lock Class")
-    Class<?> lockClass;
-
-    @Label("Lock Identity")
-    @Description("System.identityHashCode of the lock (of the KeyedLock for a key's lock)")
-    int lockIdentity;
-
-    @Label("Key Hash")
-    @Description("hashCode of the key for a KeyedLock, else 0")
-    int keyHash;
 
     @Label("Timeout")
     @Description("The timeout asked for; Long.MAX_VALUE ns (shown as infinite) for an untimed await")
@@ -50,11 +38,7 @@ final class ConditionAwaitEvent extends Event {
             return null;
         }
         ConditionAwaitEvent e = new ConditionAwaitEvent();
-        e.begin();
-        Object reported = lock.reportedLock();
-        e.lockClass = reported.getClass();
-        e.lockIdentity = System.identityHashCode(reported);
-        e.keyHash = lock.reportedKeyHash();
+        e.begin(lock);
         e.timeout = timeoutNanos;
         return e;
     }

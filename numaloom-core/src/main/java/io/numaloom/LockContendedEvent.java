@@ -2,7 +2,6 @@ package io.numaloom;
 
 import jdk.jfr.Category;
 import jdk.jfr.Description;
-import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -25,23 +24,11 @@ import jdk.jfr.Threshold;
 @Description("A thread waited to acquire a numaloom lock")
 @StackTrace(true)
 @Threshold("20 ms")
-final class LockContendedEvent extends Event {
+final class LockContendedEvent extends LockEvent {
     static final String NAME = "io.numaloom.LockContended";
 
     /** Reads the event's enabled state (a static of the instrumented class) without allocating. */
     private static final LockContendedEvent PROBE = new LockContendedEvent();
-
-    @Label("Lock Class")
-    @Description("VnaLock (or its subclass), or KeyedLock for a key's lock")
-    Class<?> lockClass;
-
-    @Label("Lock Identity")
-    @Description("System.identityHashCode of the lock (of the KeyedLock for a key's lock)")
-    int lockIdentity;
-
-    @Label("Key Hash")
-    @Description("hashCode of the key for a KeyedLock, else 0")
-    int keyHash;
 
     @Label("Previous Owner")
     @Description("The thread that held the lock when the wait began; none if the lock was changing hands or free but reserved for a waiter that had been overtaken too long")
@@ -73,11 +60,7 @@ final class LockContendedEvent extends Event {
             return null;
         }
         LockContendedEvent e = new LockContendedEvent();
-        e.begin();
-        Object reported = lock.reportedLock();
-        e.lockClass = reported.getClass();
-        e.lockIdentity = System.identityHashCode(reported);
-        e.keyHash = lock.reportedKeyHash();
+        e.begin(lock);
         e.previousOwner = previousOwner;
         e.waiterQueue = waiterQueue;
         e.ownerQueue = ownerQueue;

@@ -89,26 +89,25 @@ class PlantedBugsJcstressTest {
 
     @Test
     void theCheckThenActAcquisitionIsCaughtWithTwoHolders() {
-        assertVerdict(BUG_CAS, "FAILED");
-        long seen = samples(FORBIDDEN_ROW, block(BUG_CAS));
-        assertTrue(seen > 0, "no forbidden outcome with samples in:\n" + block(BUG_CAS));
-        System.out.println("FAST_PATH_WITHOUT_CAS: " + seen + " forbidden samples");
+        assertCaught(BUG_CAS, FORBIDDEN_ROW, "forbidden samples");
     }
 
     @Test
     void theForgottenHandoffIsCaughtAsAStaleWaiter() {
-        assertVerdict(BUG_HANDOFF, "FAILED");
-        long seen = samples(STALE_ROW, block(BUG_HANDOFF));
-        assertTrue(seen > 0, "no STALE outcome in:\n" + block(BUG_HANDOFF));
-        System.out.println("UNLOCK_FORGETS_HANDOFF: " + seen + " stale waiter(s)");
+        assertCaught(BUG_HANDOFF, STALE_ROW, "stale waiter(s)");
     }
 
     @Test
     void theUnbindThatIgnoresPinsIsCaught() {
-        assertVerdict(BUG_KEYED, "FAILED");
-        long seen = samples(FORBIDDEN_ROW, block(BUG_KEYED));
-        assertTrue(seen > 0, "no forbidden outcome with samples in:\n" + block(BUG_KEYED));
-        System.out.println("UNBIND_IGNORES_PINS: " + seen + " forbidden samples");
+        assertCaught(BUG_KEYED, FORBIDDEN_ROW, "forbidden samples");
+    }
+
+    /** {@code test} FAILED, with samples in rows matching {@code row}; prints how many. */
+    private static void assertCaught(String test, Pattern row, String what) {
+        assertVerdict(test, "FAILED");
+        long seen = samples(row, block(test));
+        assertTrue(seen > 0, "no " + what + " in:\n" + block(test));
+        System.out.println(test.substring(test.lastIndexOf('.') + 1) + ": " + seen + " " + what);
     }
 
     /** Every verdict jcstress printed for {@code test} (per fork and in the summary) is {@code verdict}. */
