@@ -1,7 +1,6 @@
 package io.numaloom.bench.workloads;
 
 import io.numaloom.bench.Field;
-import io.numaloom.bench.GuardedRegion;
 import io.numaloom.bench.Settings;
 import io.numaloom.bench.Worker;
 import io.numaloom.bench.locks.KeyedSchemes;
@@ -142,11 +141,6 @@ public final class Keyed implements Workload {
             @Override
             public long operations() {
                 return actions;
-            }
-
-            @Override
-            public List<GuardedRegion> regions() {
-                return List.of();
             }
 
             @Override

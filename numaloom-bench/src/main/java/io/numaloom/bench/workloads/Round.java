@@ -17,8 +17,13 @@ public interface Round {
     /** The operations the whole round performs (the numerator of the throughput). */
     long operations();
 
-    /** The guarded regions of the round, for the NUMA and mutual-exclusion bookkeeping; empty if none. */
-    List<GuardedRegion> regions();
+    /**
+     * The guarded regions of the round, for the NUMA and mutual-exclusion bookkeeping; empty (the default)
+     * for a round that takes its locks without {@link Worker#locked}, or takes none.
+     */
+    default List<GuardedRegion> regions() {
+        return List.of();
+    }
 
     /**
      * What the round's locking keeps on the heap (the {@code keyed} workload's scheme), whose retained size after

@@ -1,7 +1,6 @@
 package io.numaloom.bench.workloads;
 
 import io.numaloom.bench.Field;
-import io.numaloom.bench.GuardedRegion;
 import io.numaloom.bench.Mutex;
 import io.numaloom.bench.Settings;
 import io.numaloom.bench.Worker;
@@ -73,11 +72,6 @@ public final class Sync implements Workload {
             @Override
             public long operations() {
                 return actions;
-            }
-
-            @Override
-            public List<GuardedRegion> regions() {
-                return List.of();
             }
 
             @Override
