@@ -555,8 +555,7 @@ public class VnaLock extends ConditionLock implements Lock {
                 }
                 break; // the candidacy arrived while we were giving up: take it
             }
-            park(nanos);
-            q.parks++;
+            park(q, nanos);
             if (Thread.interrupted()) {
                 interrupted = true;
             }
@@ -598,14 +597,13 @@ public class VnaLock extends ConditionLock implements Lock {
             }
             if (heir && w.ownerQueue() < 0) {
                 // The owner may have read a stale "quiet" hint: park with the recovery timeout.
-                park(Math.min(nanos, heirPark));
+                park(q, Math.min(nanos, heirPark));
                 heirPark = Math.min(heirPark << 1, HEIR_PARK_MAX_NANOS);
             } else {
                 // A queued owner always releases through the fenced path and will see PARKED;
                 // a candidate that is not heir is woken by its designation.
-                park(nanos);
+                park(q, nanos);
             }
-            q.parks++;
             if (heir) {
                 QNode.PARKED.setOpaque(q, false);
                 spins = Math.min((spins << 1) | 1, mayspin(me) ? MAX_HEIR_SPINS : 0);
@@ -729,8 +727,10 @@ public class VnaLock extends ConditionLock implements Lock {
 
     // ------------------------------------------------------------------ helpers
 
-    private void park(long nanos) {
+    /** Parks the thread of the queued node {@code q}, counting the park for diagnostics and its JFR event. */
+    private void park(QNode q, long nanos) {
         LockDiagnostics.park();
+        q.parks++;
         if (nanos == Long.MAX_VALUE) {
             LockSupport.park(this);
         } else {

@@ -31,8 +31,8 @@ import java.util.function.BiFunction;
 import java.util.TreeSet;
 
 /**
- * Reads and validates a bench configuration: the VNA thesis's format (ITMO bachelor thesis, 2023, Appendix A) extended for the
- * workloads of this suite.
+ * Reads and validates a bench configuration: the VNA thesis's format (ITMO bachelor thesis, 2023,
+ * Appendix A) extended for the workloads of this suite.
  *
  * <pre>{@code
  * {

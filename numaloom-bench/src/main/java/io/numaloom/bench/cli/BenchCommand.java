@@ -60,8 +60,8 @@ final class BenchCommand {
             boolean help = false;
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
-                    case "--config", "-c" -> config = Path.of(value(args, ++i, "--config"));
-                    case "--out", "-o" -> out = Path.of(value(args, ++i, "--out"));
+                    case "--config", "-c" -> config = Path.of(Main.optionValue(args, ++i, "--config"));
+                    case "--out", "-o" -> out = Path.of(Main.optionValue(args, ++i, "--out"));
                     case "--quick", "-q" -> quick = true;
                     case "--resume" -> resume = true;
                     case "--dry-run" -> dryRun = true;
@@ -78,13 +78,6 @@ final class BenchCommand {
                 }
             }
             return new Args(config, quick, out, resume, dryRun, help);
-        }
-
-        private static String value(String[] args, int i, String option) {
-            if (i >= args.length || args[i].startsWith("--")) {
-                throw new Main.UsageException(option + " needs a value");
-            }
-            return args[i];
         }
     }
 

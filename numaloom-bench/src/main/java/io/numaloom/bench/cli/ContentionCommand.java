@@ -44,8 +44,8 @@ final class ContentionCommand {
         int top = DEFAULT_TOP;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
-                case "--out" -> dir = Path.of(value(args, ++i, "--out"));
-                case "--top" -> top = positive(value(args, ++i, "--top"));
+                case "--out" -> dir = Path.of(Main.optionValue(args, ++i, "--out"));
+                case "--top" -> top = positive(Main.optionValue(args, ++i, "--top"));
                 default -> {
                     if (args[i].startsWith("-") || file != null) {
                         throw new Main.UsageException("unexpected argument '" + args[i] + "'");
@@ -80,13 +80,6 @@ final class ContentionCommand {
             return Main.ERROR;
         }
         return Main.OK;
-    }
-
-    private static String value(String[] args, int i, String option) {
-        if (i >= args.length) {
-            throw new Main.UsageException(option + " needs a value");
-        }
-        return args[i];
     }
 
     private static int positive(String text) {

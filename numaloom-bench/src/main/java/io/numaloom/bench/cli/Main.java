@@ -55,6 +55,14 @@ public final class Main {
         }
     }
 
+    /** The value of {@code option} at {@code args[i]}; a usage error if it is missing or another option. */
+    static String optionValue(String[] args, int i, String option) {
+        if (i >= args.length || args[i].startsWith("--")) {
+            throw new UsageException(option + " needs a value");
+        }
+        return args[i];
+    }
+
     static boolean isHelp(String arg) {
         return arg.equals("--help") || arg.equals("-h") || arg.equals("help");
     }

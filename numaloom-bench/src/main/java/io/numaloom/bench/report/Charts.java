@@ -64,9 +64,14 @@ public final class Charts {
             return false;
         }
         Chart<?, ?> chart = bench.threads().size() == 1 ? bars(bench, ok, lockOrder) : lines(bench, ok, lockOrder);
-        BitmapEncoder.saveBitmapWithDPI(chart, png(dir, bench).toString(), BitmapEncoder.BitmapFormat.PNG, 110);
-        VectorGraphicsEncoder.saveVectorGraphic(chart, svg(dir, bench).toString(), VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+        save(chart, png(dir, bench), svg(dir, bench));
         return true;
+    }
+
+    /** Writes {@code chart} as a PNG and an SVG. */
+    static void save(Chart<?, ?> chart, Path png, Path svg) throws IOException {
+        BitmapEncoder.saveBitmapWithDPI(chart, png.toString(), BitmapEncoder.BitmapFormat.PNG, 110);
+        VectorGraphicsEncoder.saveVectorGraphic(chart, svg.toString(), VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
     }
 
     private static XYChart lines(BenchDefinition bench, List<PointResult> rows, List<String> lockOrder) {

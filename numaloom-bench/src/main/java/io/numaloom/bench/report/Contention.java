@@ -168,7 +168,7 @@ public final class Contention {
         }
         RecordedThread holder = e.getThread("previousOwner");
         l.holderNanos.merge(holder == null ? NO_HOLDER : threadName(holder), nanos, Long::sum);
-        if (e.getInt("keyHash") != 0 || l.lockClass.endsWith(".KeyedLock")) {
+        if (l.lockClass.endsWith(".KeyedLock")) {
             l.keyNanos.merge(e.getInt("keyHash"), nanos, Long::sum);
         }
     }

@@ -1,10 +1,8 @@
 package io.numaloom.bench.report;
 
 import org.HdrHistogram.HistogramIterationValue;
-import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
-import org.knowm.xchart.VectorGraphicsEncoder;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -32,10 +30,8 @@ public final class ContentionReport {
         List<Contention.LockWaits> waited = s.locks().stream().filter(l -> l.count() > 0).toList();
         boolean plotted = !waited.isEmpty();
         if (plotted) {
-            CategoryChart chart = histogram(waited.subList(0, Math.min(PLOTTED, waited.size())));
-            BitmapEncoder.saveBitmapWithDPI(chart, dir.resolve(PLOT + ".png").toString(), BitmapEncoder.BitmapFormat.PNG, 110);
-            VectorGraphicsEncoder.saveVectorGraphic(chart, dir.resolve(PLOT + ".svg").toString(),
-                    VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+            Charts.save(histogram(waited.subList(0, Math.min(PLOTTED, waited.size()))),
+                    dir.resolve(PLOT + ".png"), dir.resolve(PLOT + ".svg"));
         }
         Path page = dir.resolve(PAGE);
         Files.writeString(page, html(s, waited, plotted, top));

@@ -34,48 +34,18 @@ public final class LockRate implements Workload {
 
     public LockRate(Settings settings) {
         this.actions = settings.getLong("actionsCount");
-        int l = settings.getInt("load");
-        if (l > 1) {
-            throw new IllegalArgumentException("load must be 0 or 1, got " + l);
-        }
-        this.load = l == 1;
+        this.load = settings.getInt("load") == 1; // 0 or 1: the configuration checks it
     }
 
-    /** The shared counter of {@code load} 1, padded on both sides (class-hierarchy padding). */
-    static class CounterPadBefore {
-        long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
-    }
-
-    static class CounterValue extends CounterPadBefore {
-        long value;
-    }
-
-    static final class Counter extends CounterValue {
-        long q00, q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15;
-        static final VarHandle VALUE;
-
-        static {
-            try {
-                VALUE = MethodHandles.lookup().findVarHandle(CounterValue.class, "value", long.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        void add() {
-            VALUE.getAndAdd(this, 1L);
-        }
-
-        long get() {
-            return (long) VALUE.getVolatile(this);
-        }
-    }
+    private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+    /** The shared counter of {@code load} 1 is this element of a {@code long[]} with 128 bytes on either side. */
+    private static final int SLOT = 128 / Long.BYTES;
 
     @Override
     public Round newRound(RoundContext context) {
         Mutex mutex = context.newMutex();
-        Counter counter = new Counter();
-        Runnable section = load ? counter::add : () -> {};
+        long[] counter = new long[2 * SLOT + 1];
+        Runnable section = load ? () -> LONGS.getAndAdd(counter, SLOT, 1L) : () -> {};
         return new Round() {
             @Override
             public void runThread(Worker worker) {
@@ -92,8 +62,9 @@ public final class LockRate implements Workload {
 
             @Override
             public void verify() {
-                if (load && counter.get() != actions) {
-                    throw new IllegalStateException("lockRate: the shared counter is " + counter.get() + " after "
+                long added = (long) LONGS.getVolatile(counter, SLOT);
+                if (load && added != actions) {
+                    throw new IllegalStateException("lockRate: the shared counter is " + added + " after "
                             + actions + " critical sections");
                 }
             }
