@@ -117,7 +117,12 @@ import java.util.function.IntSupplier;
  * unfair lock comes from, since waking a parked thread costs microseconds. The heir spins
  * briefly, then parks; each futile wake-up doubles its spin budget (up to
  * {@link #MAX_HEIR_SPINS}), so a heir that keeps losing to bargers costs its waker fewer
- * unparks. Once {@link #PATIENCE_NANOS} have passed since it was designated (the time it took to
+ * unparks. While it spins, the heir polls the lock word with exponential backoff and defers
+ * to a running owner: it takes a free lock only if the lock is still free a moment later
+ * ({@link #HEIR_DEFERENCE} pauses). An owner that runs one short critical section after
+ * another thus keeps the lock, and the data it guards, in its own core's cache, instead of
+ * having its cache line taken at every poll and the lock moved to another core in the gap
+ * between two of its critical sections. Once {@link #PATIENCE_NANOS} have passed since it was designated (the time it took to
  * be scheduled counts), it sets {@link #RESERVED} on the
  * held lock: the fast path ({@code CAS 0 -> LOCKED}) then fails for everybody, the release
  * keeps the bit, and only the heir may take the lock ({@code CAS RESERVED -> LOCKED}). The heir
@@ -215,6 +220,13 @@ public class VnaLock extends ConditionLock implements Lock {
     static final int NEWCOMER_SPINS = 32;
     /** The largest spin budget of the heir (tens of microseconds). */
     static final int MAX_HEIR_SPINS = 1 << 12;
+    /**
+     * The most {@code onSpinWait}s between two polls of the lock word by a spinning heir (about
+     * two microseconds on current x86): see {@link #spinForLock}.
+     */
+    static final int MAX_POLL_GAP = 64;
+    /** Pauses a spinning heir waits before it takes a lock it saw free: see {@link #stillFreeAfterDeference}. */
+    static final int HEIR_DEFERENCE = 2;
 
     private static final boolean PLATFORM_MAY_SPIN = Runtime.getRuntime().availableProcessors() > 1;
     private static final boolean VIRTUAL_MAY_SPIN = virtualCarriers() > 1;
@@ -634,17 +646,43 @@ public class VnaLock extends ConditionLock implements Lock {
         return false;
     }
 
+    /**
+     * The heir's spin: {@code spins} {@code onSpinWait}s, polling the lock word after 1, 2, 4, ...
+     * of them, at most {@link #MAX_POLL_GAP} apart (exponential backoff, as in T. E. Anderson,
+     * "The Performance of Spin Lock Alternatives for Shared-Memory Multiprocessors", IEEE TPDS
+     * 1990). Every poll pulls the lock's cache line away from the owner, whose next CAS or release
+     * must then fetch it back. A free lock that is not reserved is taken only if it is still free
+     * after {@link #HEIR_DEFERENCE} pauses (see {@link #stillFreeAfterDeference}).
+     */
     private boolean spinForLock(Thread me, int spins) {
         if (tryAcquireAsHeir(me)) {
             return true;
         }
-        for (int i = spins; i > 0; i--) {
-            Thread.onSpinWait();
-            if (((int) STATE.getOpaque(this) & LOCKED) == 0 && tryAcquireAsHeir(me)) {
+        int gap = 1;
+        for (int left = spins; left > 0; left -= gap, gap = Math.min(gap << 1, MAX_POLL_GAP)) {
+            for (int i = Math.min(gap, left); i > 0; i--) {
+                Thread.onSpinWait();
+            }
+            int s = (int) STATE.getOpaque(this);
+            if ((s & LOCKED) == 0 && (s == RESERVED || stillFreeAfterDeference()) && tryAcquireAsHeir(me)) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * Whether the lock, just seen free, is still free after {@link #HEIR_DEFERENCE} pauses. An
+     * owner that runs one short critical section after another releases and takes the lock back
+     * within a few tens of nanoseconds: a heir that took the lock in that gap would move the lock,
+     * and the data it guards, to its own core, and send the owner to the queue. Deferring keeps
+     * the lock where it is running; the heir's patience still bounds how long it defers.
+     */
+    private boolean stillFreeAfterDeference() {
+        for (int i = HEIR_DEFERENCE; i > 0; i--) {
+            Thread.onSpinWait();
+        }
+        return ((int) STATE.getOpaque(this) & LOCKED) == 0;
     }
 
     /** Sets {@link #RESERVED} on a held lock: from its release on, only the heir may take it. */
