@@ -122,8 +122,8 @@ import java.util.function.IntSupplier;
  * ({@link #HEIR_DEFERENCE} pauses). An owner that runs one short critical section after
  * another thus keeps the lock, and the data it guards, in its own core's cache, instead of
  * having its cache line taken at every poll and the lock moved to another core in the gap
- * between two of its critical sections. Once {@link #PATIENCE_NANOS} have passed since it was designated (the time it took to
- * be scheduled counts), it sets {@link #RESERVED} on the
+ * between two of its critical sections. Once {@link #PATIENCE_NANOS} have passed since it
+ * was designated (the time it took to be scheduled counts), it sets {@link #RESERVED} on the
  * held lock: the fast path ({@code CAS 0 -> LOCKED}) then fails for everybody, the release
  * keeps the bit, and only the heir may take the lock ({@code CAS RESERVED -> LOCKED}). The heir
  * is running or about to be: the lock is never given to a parked thread, so a convoy (a
