@@ -54,8 +54,13 @@ final class LockContendedEvent extends LockEvent {
     @Description("How many times the waiter parked")
     int parks;
 
-    /** A started event for a lock about to be waited for, or null when no recording wants it. */
-    static LockContendedEvent beginIfEnabled(ConditionLock lock, Thread previousOwner, int waiterQueue, int ownerQueue) {
+    /**
+     * A started event for a lock about to be waited for, or null when no recording wants it. The
+     * owner's queue is read from {@code waiters} only then, so that without a recording the slow
+     * path does not touch the line the owner reads on release.
+     */
+    static LockContendedEvent beginIfEnabled(ConditionLock lock, Thread previousOwner, int waiterQueue,
+                                             VnaLock.Waiters waiters) {
         if (!PROBE.isEnabled()) {
             return null;
         }
@@ -63,7 +68,7 @@ final class LockContendedEvent extends LockEvent {
         e.begin(lock);
         e.previousOwner = previousOwner;
         e.waiterQueue = waiterQueue;
-        e.ownerQueue = ownerQueue;
+        e.ownerQueue = waiters.ownerQueue();
         return e;
     }
 

@@ -485,7 +485,7 @@ public class VnaLock extends ConditionLock implements Lock {
         Waiters w = waitersOrInflate();
         // Ask the placement (user code, which may throw) before anything changes.
         int n = w.queueCount == 1 ? 0 : Math.floorMod(currentQueue(), w.queueCount);
-        LockContendedEvent event = LockContendedEvent.beginIfEnabled(this, owner, n, w.ownerQueue());
+        LockContendedEvent event = LockContendedEvent.beginIfEnabled(this, owner, n, w);
         if (w.heir() == null && spinAsNewcomer(me)) {
             acquiredUnqueued(event);
             return true;
