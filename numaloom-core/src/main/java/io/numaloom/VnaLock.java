@@ -140,16 +140,30 @@ import java.util.function.IntSupplier;
  * <ol>
  * <li>the heir spins before it parks (when more than one carrier exists), so a release that was
  *     merely late is seen during the spin; and
- * <li>the heir, and only the heir, parks with a timeout when the owner acquired by barging,
- *     starting at {@link #HEIR_PARK_MIN_NANOS} and doubling up to {@link #HEIR_PARK_MAX_NANOS}.
- *     A missed wake-up therefore costs at most one timeout, never liveness. When the owner came
- *     through a queue ({@code ownerQueue >= 0}, read after announcing the park) the heir parks
- *     without a timeout: such an owner is counted in {@code queued} until it resets
- *     {@code ownerQueue} before its fenced release, so it takes the contended path and reads
- *     {@code parked}. Under the Java memory model the release store becomes visible eventually
- *     and a timed-out heir re-reads {@code state} with volatile semantics.
+ * <li>the heir, and only the heir, may park with a timeout, starting at
+ *     {@link #HEIR_PARK_MIN_NANOS} and doubling up to {@link #HEIR_PARK_MAX_NANOS}. A missed
+ *     wake-up therefore costs at most one timeout, never liveness. Under the Java memory model
+ *     the release store becomes visible eventually and a timed-out heir re-reads {@code state}
+ *     with volatile semantics.
  * </ol>
- * Every other wake-up is exact. When {@code queued} is non-zero, unlock takes the contended
+ * The heir parks <em>without</em> a timeout when the owner cannot have read a stale hint:
+ * <ul>
+ * <li>when the owner came through a queue ({@code ownerQueue >= 0}, read after announcing the
+ *     park): such an owner is counted in {@code queued} until it resets {@code ownerQueue}
+ *     before its fenced release, so it takes the contended path and reads {@code parked};
+ * <li>when the heir has read the lock word free (a volatile read) at any time since it
+ *     registered ({@code sawFree}). The acquisition of the current owner then comes after that
+ *     read in the synchronization order, and so after the registration; the owner's release
+ *     reads the hint ({@code waiters}, then {@code queued}) with volatile loads after its
+ *     acquisition, so it sees the heir counted and takes the contended path.
+ * </ul>
+ * <p>A heir waiting behind owners that barge sees the lock free between their critical sections,
+ * so it almost never parks with a timeout. That matters for virtual threads: each timed park
+ * arms a timer, and each early wake-up disarms it, through the scheduler's timer thread, whose
+ * wake-ups (thousands per second when every park of a busy heir was timed) preempt the
+ * carriers. The volatile loads of the hint cost nothing over plain loads on x86.
+ *
+ * <p>Every other wake-up is exact. When {@code queued} is non-zero, unlock takes the contended
  * path: it clears {@link #LOCKED} with an atomic add (a full fence) and then reads the heir
  * state. The heir announces {@code parked} with a volatile store and then re-reads
  * {@code state} with a volatile load. By sequential consistency of synchronization actions
@@ -370,7 +384,7 @@ public class VnaLock extends ConditionLock implements Lock {
     /** Releases a lock held once by the current thread. */
     private void release() {
         owner = null;
-        Waiters w = (Waiters) WAITERS.getOpaque(this);
+        Waiters w = (Waiters) WAITERS.getVolatile(this);
         if (w == null || w.quiet()) {
             STATE.setRelease(this, 0);
         } else {
@@ -451,10 +465,21 @@ public class VnaLock extends ConditionLock implements Lock {
         return STATE.compareAndSet(this, 0, LOCKED);
     }
 
-    /** The heir's acquisition: also takes a reserved lock, and clears the reservation. */
-    private boolean tryAcquireAsHeir(Thread me) {
+    /**
+     * The heir's acquisition: also takes a reserved lock, and clears the reservation. Notes in
+     * {@code q.sawFree} that it read the lock free, even if a barger then took it first.
+     */
+    private boolean tryAcquireAsHeir(Thread me, QNode q) {
         int s = (int) STATE.getVolatile(this);
-        if ((s & LOCKED) == 0 && STATE.compareAndSet(this, s, LOCKED)) {
+        if ((s & LOCKED) != 0) {
+            return false;
+        }
+        q.sawFree = true;
+        Seams seams = Seams.installed;
+        if (seams != null) {
+            seams.heirReadFree();
+        }
+        if (STATE.compareAndSet(this, s, LOCKED)) {
             owner = me;
             return true;
         }
@@ -587,7 +612,7 @@ public class VnaLock extends ConditionLock implements Lock {
             long nanos = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
             boolean heir = w.heir() == q;
             if (heir) {
-                if (spinForLock(me, spins)) {
+                if (spinForLock(me, q, spins)) {
                     becomeOwner(w, q);
                     return interrupted ? INTERRUPTED_BUT_CONTINUE : PROCEED;
                 }
@@ -596,7 +621,7 @@ public class VnaLock extends ConditionLock implements Lock {
                     q.reserved = true;
                 }
                 QNode.PARKED.setVolatile(q, true);
-                if (tryAcquireAsHeir(me)) {
+                if (tryAcquireAsHeir(me, q)) {
                     QNode.PARKED.setOpaque(q, false);
                     becomeOwner(w, q);
                     return interrupted ? INTERRUPTED_BUT_CONTINUE : PROCEED;
@@ -607,13 +632,14 @@ public class VnaLock extends ConditionLock implements Lock {
                 leaveAsCandidate(me, w, q);
                 return giveUp(interruptible, interrupted);
             }
-            if (heir && w.ownerQueue() < 0) {
+            if (heir && !q.sawFree && w.ownerQueue() < 0) {
                 // The owner may have read a stale "quiet" hint: park with the recovery timeout.
                 park(q, Math.min(nanos, heirPark));
                 heirPark = Math.min(heirPark << 1, HEIR_PARK_MAX_NANOS);
             } else {
-                // A queued owner always releases through the fenced path and will see PARKED;
-                // a candidate that is not heir is woken by its designation.
+                // An owner that acquired after this thread saw the lock free, and a queued owner,
+                // release through the fenced path and will see PARKED; a candidate that is not
+                // heir is woken by its designation.
                 park(q, nanos);
             }
             if (heir) {
@@ -654,8 +680,8 @@ public class VnaLock extends ConditionLock implements Lock {
      * must then fetch it back. A free lock that is not reserved is taken only if it is still free
      * after {@link #HEIR_DEFERENCE} pauses (see {@link #stillFreeAfterDeference}).
      */
-    private boolean spinForLock(Thread me, int spins) {
-        if (tryAcquireAsHeir(me)) {
+    private boolean spinForLock(Thread me, QNode q, int spins) {
+        if (tryAcquireAsHeir(me, q)) {
             return true;
         }
         int gap = 1;
@@ -663,9 +689,12 @@ public class VnaLock extends ConditionLock implements Lock {
             for (int i = Math.min(gap, left); i > 0; i--) {
                 Thread.onSpinWait();
             }
-            int s = (int) STATE.getOpaque(this);
-            if ((s & LOCKED) == 0 && (s == RESERVED || stillFreeAfterDeference()) && tryAcquireAsHeir(me)) {
-                return true;
+            int s = (int) STATE.getVolatile(this);
+            if ((s & LOCKED) == 0) {
+                q.sawFree = true;
+                if ((s == RESERVED || stillFreeAfterDeference()) && tryAcquireAsHeir(me, q)) {
+                    return true;
+                }
             }
         }
         return false;
@@ -862,6 +891,10 @@ public class VnaLock extends ConditionLock implements Lock {
         /** A queued thread that acquired cleared the heir slot and will now pass its candidacy on. */
         void afterHeirCleared() {
         }
+
+        /** The heir read the lock word free and is about to try its CAS. */
+        void heirReadFree() {
+        }
     }
 
     // ------------------------------------------------------------------ queue node
@@ -898,6 +931,11 @@ public class VnaLock extends ConditionLock implements Lock {
         /** This wait's parks and whether it reserved the lock: for the JFR event; the owner thread's own. */
         int parks;
         boolean reserved;
+        /**
+         * Whether this thread, in this wait, has read the lock word free (a volatile read, after
+         * it registered): every later owner then releases through the fenced path. Its own.
+         */
+        boolean sawFree;
 
         private QNode(Thread thread) {
             this.thread = thread;
@@ -918,6 +956,7 @@ public class VnaLock extends ConditionLock implements Lock {
             queue = n;
             parks = 0;
             reserved = false;
+            sawFree = false;
             NEXT.set(this, null);
             PARKED.set(this, false);
             STATUS.set(this, WAITING);
@@ -1058,8 +1097,9 @@ public class VnaLock extends ConditionLock implements Lock {
             return (n + 1) * STRIDE + 1;
         }
 
+        /** The release's hint; a volatile read, which the heir's untimed park relies on (see VnaLock). */
         boolean quiet() {
-            return (int) QUEUED.getOpaque(this) == 0;
+            return (int) QUEUED.getVolatile(this) == 0;
         }
 
         void register() {
