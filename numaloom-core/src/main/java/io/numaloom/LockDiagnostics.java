@@ -46,7 +46,8 @@ public final class LockDiagnostics {
      * @param queuedAcquisitions  acquisitions by a thread that had joined a queue
      * @param parks               parks of waiting threads (each costs a wake-up to end, or a timeout)
      * @param unparks             wake-ups sent to waiters (designations and wakes of a parked heir)
-     * @param reservations        times a heir that waited {@link VnaLock#PATIENCE_NANOS} reserved the lock
+     * @param reservations        times a heir past its deadline ({@link VnaLock#PATIENCE_NANOS} as heir, or
+     *                            {@link VnaLock#STARVATION_NANOS} since it queued) reserved the lock
      */
     public record Counts(long slowPaths, long queuedAcquisitions, long parks, long unparks, long reservations) {
 

@@ -49,8 +49,10 @@ import java.util.function.IntSupplier;
  * <li><em>Bounded overtaking.</em> A thread at the head of its queue waits at most about
  *     {@code (queues - 1) * (TURN_NANOS + PATIENCE_NANOS) + PATIENCE_NANOS} (1 ms with one
  *     queue, 3 ms with two), plus the critical sections in progress and the time the scheduler
- *     takes to run it. Within a queue, threads are served in arrival order. See
- *     {@link #PATIENCE_NANOS} and {@link #TURN_NANOS}.
+ *     takes to run it. Within a queue, threads are served in arrival order, and a thread behind
+ *     others waits at most about {@link #STARVATION_NANOS} (4 ms) plus, for each thread ahead
+ *     of it, one critical section and the time the scheduler takes to run that thread. See
+ *     {@link #PATIENCE_NANOS}, {@link #STARVATION_NANOS} and {@link #TURN_NANOS}.
  * <li><em>No lock convoys.</em> The lock is never handed to a thread that is not running:
  *     a waiter that has been overtaken for too long <em>reserves</em> the lock (new arrivals
  *     then queue instead of barging) and takes it itself.
@@ -122,13 +124,26 @@ import java.util.function.IntSupplier;
  * ({@link #HEIR_DEFERENCE} pauses). An owner that runs one short critical section after
  * another thus keeps the lock, and the data it guards, in its own core's cache, instead of
  * having its cache line taken at every poll and the lock moved to another core in the gap
- * between two of its critical sections. Once {@link #PATIENCE_NANOS} have passed since it
- * was designated (the time it took to be scheduled counts), it sets {@link #RESERVED} on the
- * held lock: the fast path ({@code CAS 0 -> LOCKED}) then fails for everybody, the release
- * keeps the bit, and only the heir may take the lock ({@code CAS RESERVED -> LOCKED}). The heir
- * is running or about to be: the lock is never given to a parked thread, so a convoy (a
- * wake-up on the critical path) happens at most once per patience interval, not once every
- * few acquisitions. A heir that gives up clears its reservation before it leaves.
+ * between two of its critical sections. Once its <em>deadline</em> has passed, it sets
+ * {@link #RESERVED} on the held lock. The deadline is {@link #PATIENCE_NANOS} after it was
+ * designated (the time it took to be scheduled counts), or {@link #STARVATION_NANOS} after
+ * it queued if that comes first: a thread that waited behind others for that long reserves as
+ * soon as it is heir. Once reserved, the fast path ({@code CAS 0 -> LOCKED}) fails for
+ * everybody, the release keeps the bit, and only the heir may take the lock
+ * ({@code CAS RESERVED -> LOCKED}). The heir is running or about to be: the lock is never
+ * given to a parked thread, so a convoy (a wake-up on the critical path) costs at most one
+ * wake-up per reservation, not one every few acquisitions. A heir that gives up clears its
+ * reservation before it leaves.
+ *
+ * <p><b>Yielding to an overdue heir.</b> A heir can only reserve when it runs. A virtual heir
+ * woken by a running owner is queued on the owner's carrier; it runs there only when the owner's
+ * virtual thread parks or yields, which an owner that barges never does, and elsewhere only if
+ * another carrier is free and its CPU is not taken by the operating system. So every
+ * {@link #OVERDUE_CHECK_INTERVAL}th contended release looks at the heir's deadline, and a
+ * releasing thread that finds the heir overdue and the lock not reserved yields (after its
+ * release, never holding the lock): the heir gets the carrier, or CPU, it may have been waiting
+ * for, finds the lock free and takes it. Without this, on 8 virtual threads on 2 cores, an owner
+ * often kept the lock for its whole share of the work while the heir it had woken never ran.
  *
  * <p><b>Unlock and the benign race.</b> {@code unlock} of a lock whose {@code Waiters} is
  * absent, or whose {@code queued} is zero, stores 0 into {@code state} with release semantics:
@@ -177,7 +192,11 @@ import java.util.function.IntSupplier;
  * while its turn is younger than {@code TURN_NANOS}, so a turn lasts at most
  * {@code TURN_NANOS + PATIENCE_NANOS} (plus those delays); then the pick moves round-robin,
  * and C is picked after at most {@code queues - 1} turns, and acquires within
- * {@code PATIENCE_NANOS} of that. Within its own queue a thread is served in FIFO order.
+ * {@code PATIENCE_NANOS} of that. Within its own queue a thread is served in FIFO order. Let
+ * a thread T of one queue have k threads ahead of it. Each of them queued before T, so its
+ * deadline is at most T's queueing time plus {@code STARVATION_NANOS}; from then on each of them
+ * reserves as soon as it is designated and acquires within one critical section and its own
+ * scheduling delay, and T becomes heir after those k acquisitions, already overdue.
  *
  * <p><b>Cancellation.</b> A timed-out or interrupted waiter that is not yet a candidate marks
  * its node cancelled by CAS (racing the grant of the candidacy, also a CAS) and leaves it in
@@ -211,6 +230,20 @@ public class VnaLock extends ConditionLock implements Lock {
      * Barging keeps running threads running; this bounds what it costs the waiter it overtakes.
      */
     public static final long PATIENCE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /**
+     * How long a queued thread waits, in all, before it stops letting newcomers barge: a thread
+     * that has waited 4 ms since it queued reserves the lock as soon as it is heir, without
+     * waiting out {@link #PATIENCE_NANOS}. This bounds the wait of every queued thread, not only
+     * of the heir: threads queued behind one another would otherwise each let newcomers barge
+     * for a full patience interval in turn. Each such reservation moves the lock to a waiter, so
+     * the bound trades throughput for latency: with 2 ms, consumeCpu on 32 virtual threads on 2
+     * cores reserved the lock about four times as often as with 4 ms.
+     */
+    public static final long STARVATION_NANOS = TimeUnit.MILLISECONDS.toNanos(4);
+
+    /** Contended releases between two looks of the owner at the heir's deadline (a power of two). */
+    static final int OVERDUE_CHECK_INTERVAL = 32;
 
     /**
      * How long one queue (NUMA node) may keep the heir role before the next queue with a
@@ -616,7 +649,7 @@ public class VnaLock extends ConditionLock implements Lock {
                     becomeOwner(w, q);
                     return interrupted ? INTERRUPTED_BUT_CONTINUE : PROCEED;
                 }
-                if (System.nanoTime() - q.designatedAt() >= PATIENCE_NANOS) {
+                if (q.overdue(System.nanoTime())) {
                     reserve();
                     q.reserved = true;
                 }
@@ -785,11 +818,20 @@ public class VnaLock extends ConditionLock implements Lock {
         return GAVE_UP;
     }
 
-    /** The fenced release: clears LOCKED (keeping a reservation), then makes sure a heir competes. */
+    /**
+     * The fenced release: clears LOCKED (keeping a reservation), then makes sure a heir competes.
+     * Now and then it looks at the heir: one that is overdue and has not reserved has not run
+     * since its deadline, and the releasing thread yields its carrier (or CPU), which may be the
+     * one the heir waits for.
+     */
     private void releaseContended(Waiters w) {
         w.forgetQueuedOwner();
-        STATE.getAndAdd(this, -LOCKED);
+        boolean look = w.timeToLookAtHeir();
+        int s = (int) STATE.getAndAdd(this, -LOCKED);
         w.wakeHeir(null);
+        if (look && (s & RESERVED) == 0 && w.heirOverdue()) {
+            Thread.yield();
+        }
     }
 
     // ------------------------------------------------------------------ helpers
@@ -924,8 +966,12 @@ public class VnaLock extends ConditionLock implements Lock {
         private int status;            // STATUS
         private boolean parked;        // PARKED
         private Waiters waiters;       // QUEUED_IN
-        /** When the node was last designated heir (nanoTime); written before the heir slot's CAS. */
-        private long designatedAt;     // DESIGNATED_AT
+        /**
+         * When the heir stops letting others barge (nanoTime): written by the designator before the
+         * heir slot's CAS, the earlier of the designation plus {@link #PATIENCE_NANOS} and
+         * {@link #queuedAt} plus {@link #STARVATION_NANOS}.
+         */
+        private long deadline;         // DEADLINE
         /** Counts the waits this node served; a designation is valid for one. */
         private int incarnation;       // INCARNATION
         /** This wait's parks and whether it reserved the lock: for the JFR event; the owner thread's own. */
@@ -936,6 +982,11 @@ public class VnaLock extends ConditionLock implements Lock {
          * it registered): every later owner then releases through the fenced path. Its own.
          */
         boolean sawFree;
+        /**
+         * When this wait was queued (nanoTime); written by its own thread before the node is published,
+         * read by designators, which find the node through volatile reads after that.
+         */
+        long queuedAt;
 
         private QNode(Thread thread) {
             this.thread = thread;
@@ -957,6 +1008,7 @@ public class VnaLock extends ConditionLock implements Lock {
             parks = 0;
             reserved = false;
             sawFree = false;
+            queuedAt = System.nanoTime();
             NEXT.set(this, null);
             PARKED.set(this, false);
             STATUS.set(this, WAITING);
@@ -990,17 +1042,21 @@ public class VnaLock extends ConditionLock implements Lock {
         }
 
         /**
-         * Stamps the designation, before the CAS that installs the node as heir: the heir's
-         * patience counts from here, so the time it takes to be scheduled counts too. A racing
-         * designator that loses its CAS may stamp it again a little later, which only delays the
+         * Sets the deadline, before the CAS that installs the node as heir: the heir's patience
+         * counts from here, so the time it takes to be scheduled counts too, and a thread that
+         * has waited {@link #STARVATION_NANOS} since it queued is overdue at once. A racing
+         * designator that loses its CAS may set it again a little later, which only delays the
          * reservation by that little.
          */
         void designate() {
-            DESIGNATED_AT.setOpaque(this, System.nanoTime());
+            long patient = System.nanoTime() + PATIENCE_NANOS;
+            long starving = queuedAt + STARVATION_NANOS;
+            DEADLINE.setOpaque(this, starving - patient < 0 ? starving : patient);
         }
 
-        long designatedAt() {
-            return (long) DESIGNATED_AT.getOpaque(this);
+        /** Whether this heir's deadline has passed at {@code now} (nanoTime). */
+        boolean overdue(long now) {
+            return now - (long) DEADLINE.getOpaque(this) >= 0;
         }
 
         /** Wakes the thread if it announced a park; at most once per announcement. */
@@ -1029,7 +1085,7 @@ public class VnaLock extends ConditionLock implements Lock {
         static final VarHandle STATUS;
         static final VarHandle PARKED;
         static final VarHandle QUEUED_IN;
-        static final VarHandle DESIGNATED_AT;
+        static final VarHandle DEADLINE;
         static final VarHandle INCARNATION;
 
         static {
@@ -1039,7 +1095,7 @@ public class VnaLock extends ConditionLock implements Lock {
                 STATUS = l.findVarHandle(QNode.class, "status", int.class);
                 PARKED = l.findVarHandle(QNode.class, "parked", boolean.class);
                 QUEUED_IN = l.findVarHandle(QNode.class, "waiters", Waiters.class);
-                DESIGNATED_AT = l.findVarHandle(QNode.class, "designatedAt", long.class);
+                DEADLINE = l.findVarHandle(QNode.class, "deadline", long.class);
                 INCARNATION = l.findVarHandle(QNode.class, "incarnation", int.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
@@ -1065,6 +1121,8 @@ public class VnaLock extends ConditionLock implements Lock {
         /** The queue whose turn it is, and when its turn began (nanoTime); written under the lock. */
         int servingQueue;
         long turnStart;
+        /** Contended releases, counted to look at the heir's deadline every so often; written under the lock. */
+        int releases;
     }
 
     /** 128 bytes of padding after the hot fields. */
@@ -1117,6 +1175,22 @@ public class VnaLock extends ConditionLock implements Lock {
 
         QNode heir() {
             return (QNode) HEIR.getVolatile(this);
+        }
+
+        /**
+         * Counts a contended release; true every {@link #OVERDUE_CHECK_INTERVAL}th, when the
+         * releasing thread looks at the heir's deadline. Called by the owner before it releases.
+         */
+        boolean timeToLookAtHeir() {
+            int n = releases + 1;
+            releases = n;
+            return (n & (OVERDUE_CHECK_INTERVAL - 1)) == 0;
+        }
+
+        /** Whether there is a heir and its deadline has passed. */
+        boolean heirOverdue() {
+            QNode h = heir();
+            return h != null && h.overdue(System.nanoTime());
         }
 
         void clearHeir(QNode q) {

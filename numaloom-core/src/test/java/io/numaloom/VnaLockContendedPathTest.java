@@ -107,6 +107,33 @@ class VnaLockContendedPathTest {
     }
 
     /**
+     * The heir's deadline: {@link VnaLock#PATIENCE_NANOS} after its designation, or
+     * {@link VnaLock#STARVATION_NANOS} after it queued if that is earlier, so a thread that waited
+     * behind others reserves as soon as it is heir. Checked on the computed deadline, with the
+     * clock readings passed in, so that no timing enters the test.
+     */
+    @Test
+    void aHeirThatQueuedLongAgoIsOverdueSoonerThanItsPatience() {
+        VnaLock.QNode q = VnaLock.QNode.forCurrentThread(Thread.currentThread());
+        long before = System.nanoTime();
+        q.queuedAt = before;
+        q.designate();
+        long after = System.nanoTime();
+        assertFalse(q.overdue(before + VnaLock.PATIENCE_NANOS - 1), "overdue before its patience ran out");
+        assertTrue(q.overdue(after + VnaLock.PATIENCE_NANOS), "not overdue after its patience ran out");
+
+        long halfPatience = VnaLock.PATIENCE_NANOS / 2;
+        q.queuedAt = before - VnaLock.STARVATION_NANOS + halfPatience; // queued long ago
+        q.designate();
+        assertFalse(q.overdue(before + halfPatience - 1));
+        assertTrue(q.overdue(before + halfPatience), "the starvation deadline did not come first");
+
+        q.queuedAt = before - 2 * VnaLock.STARVATION_NANOS; // already starving when designated
+        q.designate();
+        assertTrue(q.overdue(before), "a starving heir must be overdue at once");
+    }
+
+    /**
      * A heir kept waiting longer than {@link VnaLock#PATIENCE_NANOS} reserves the lock: once
      * released, the lock is free but nobody else may take it, not even by tryLock, and the heir
      * gets it.

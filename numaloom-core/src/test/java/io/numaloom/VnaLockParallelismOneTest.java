@@ -7,8 +7,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Liveness on one carrier: 64 virtual threads that call {@link Thread#yield()} inside the
@@ -44,6 +48,51 @@ class VnaLockParallelismOneTest {
     @Test
     void fourQueues() {
         VnaLockTest.runContended(VnaLockTest.spread(4), 64, 200, true, true);
+    }
+
+    /**
+     * On one carrier, an owner that takes and releases the lock in a loop, never parking or
+     * yielding, still lets the heir in: the heir, woken onto that carrier, cannot run to reserve
+     * the lock, so once the heir is overdue the owner's contended releases yield the carrier. The
+     * owner barges for at most 10 s; without the yield the heir would get the lock only after
+     * that. Timing enters only through the 10 s, thousands of times the heir's 1 ms patience.
+     */
+    @Test
+    void aBargingOwnerYieldsItsCarrierToAnOverdueHeir() throws InterruptedException {
+        VnaLock lock = VnaLock.withPlacement(1, () -> 0);
+        AtomicBoolean heirAcquired = new AtomicBoolean();
+        AtomicBoolean heirAcquiredWhileBarging = new AtomicBoolean();
+        AtomicLong bargedFor = new AtomicLong();
+        Thread owner = Thread.ofVirtual().start(() -> {
+            lock.lock();
+            Thread heir = Thread.ofVirtual().start(() -> {
+                lock.lock();
+                heirAcquired.set(true);
+                lock.unlock();
+            });
+            while (!lock.hasQueuedThreads()) {
+                Thread.yield(); // holding the lock: the heir runs, queues and parks
+            }
+            lock.unlock();
+            long start = System.nanoTime();
+            long end = start + TimeUnit.SECONDS.toNanos(10);
+            while (!heirAcquired.get() && System.nanoTime() - end < 0) {
+                lock.lock();
+                lock.unlock();
+            }
+            bargedFor.set(System.nanoTime() - start);
+            heirAcquiredWhileBarging.set(heirAcquired.get());
+            try {
+                heir.join();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        owner.join();
+        assertTrue(heirAcquiredWhileBarging.get(), "the heir did not get the lock while the owner barged for "
+                + bargedFor.get() / 1_000_000 + " ms");
+        assertTrue(heirAcquired.get());
+        assertFalse(lock.isLocked());
     }
 
     @Test
