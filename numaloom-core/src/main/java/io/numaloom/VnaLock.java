@@ -132,8 +132,9 @@ import java.util.function.IntSupplier;
  * everybody, the release keeps the bit, and only the heir may take the lock
  * ({@code CAS RESERVED -> LOCKED}). The heir is running or about to be: the lock is never
  * given to a parked thread, so a convoy (a wake-up on the critical path) costs at most one
- * wake-up per reservation, not one every few acquisitions. A heir that gives up clears its
- * reservation before it leaves.
+ * wake-up per reservation, not one every few acquisitions. A heir reserves before it spins, so
+ * that it is polling when the owner releases: the wake-up is paid only when the critical
+ * section outlasts the spin. A heir that gives up clears its reservation before it leaves.
  *
  * <p><b>Yielding to an overdue heir.</b> A heir can only reserve when it runs. A virtual heir
  * woken by a running owner is queued on the owner's carrier; it runs there only when the owner's
@@ -645,14 +646,12 @@ public class VnaLock extends ConditionLock implements Lock {
             long nanos = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
             boolean heir = w.heir() == q;
             if (heir) {
+                reserveIfOverdue(q);
                 if (spinForLock(me, q, spins)) {
                     becomeOwner(w, q);
                     return interrupted ? INTERRUPTED_BUT_CONTINUE : PROCEED;
                 }
-                if (q.overdue(System.nanoTime())) {
-                    reserve();
-                    q.reserved = true;
-                }
+                reserveIfOverdue(q);
                 QNode.PARKED.setVolatile(q, true);
                 if (tryAcquireAsHeir(me, q)) {
                     QNode.PARKED.setOpaque(q, false);
@@ -745,6 +744,17 @@ public class VnaLock extends ConditionLock implements Lock {
             Thread.onSpinWait();
         }
         return ((int) STATE.getOpaque(this) & LOCKED) == 0;
+    }
+
+    /**
+     * A heir past its deadline reserves the lock. It does so before it spins, so that it is
+     * polling when the owner releases, and after, in case the deadline passed during the spin.
+     */
+    private void reserveIfOverdue(QNode q) {
+        if (q.overdue(System.nanoTime())) {
+            reserve();
+            q.reserved = true;
+        }
     }
 
     /** Sets {@link #RESERVED} on a held lock: from its release on, only the heir may take it. */
