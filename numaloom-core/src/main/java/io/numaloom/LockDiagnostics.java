@@ -5,7 +5,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Counters of what the contended path of every {@link VnaLock} in this JVM does: how often a
  * thread had to wait, how often waiting meant parking, how many wake-ups were sent, how many
- * acquisitions came through a queue and how often a heir reserved the lock. They explain a
+ * acquisitions came through a queue, how often a heir reserved the lock and how often a releasing
+ * thread yielded to an overdue heir. They explain a
  * throughput number: a lock that parks once per acquisition pays a wake-up per critical section.
  *
  * <p>Off unless the JVM runs with {@code -Dnumaloom.diagnostics=true}. The switch is a
@@ -26,6 +27,7 @@ public final class LockDiagnostics {
     private static final LongAdder PARKS = new LongAdder();
     private static final LongAdder UNPARKS = new LongAdder();
     private static final LongAdder RESERVATIONS = new LongAdder();
+    private static final LongAdder YIELDS = new LongAdder();
 
     private LockDiagnostics() {}
 
@@ -36,7 +38,8 @@ public final class LockDiagnostics {
 
     /** The counts so far, summed over every {@link VnaLock}; all zero when counting is off. */
     public static Counts snapshot() {
-        return new Counts(SLOW_PATHS.sum(), QUEUED_ACQUISITIONS.sum(), PARKS.sum(), UNPARKS.sum(), RESERVATIONS.sum());
+        return new Counts(SLOW_PATHS.sum(), QUEUED_ACQUISITIONS.sum(), PARKS.sum(), UNPARKS.sum(), RESERVATIONS.sum(),
+                YIELDS.sum());
     }
 
     /**
@@ -48,19 +51,24 @@ public final class LockDiagnostics {
      * @param unparks             wake-ups sent to waiters (designations and wakes of a parked heir)
      * @param reservations        times a heir past its deadline ({@link VnaLock#PATIENCE_NANOS} as heir, or
      *                            {@link VnaLock#STARVATION_NANOS} since it queued) reserved the lock
+     * @param yields              times a thread that released the lock yielded to an overdue heir that had not
+     *                            reserved it
      */
-    public record Counts(long slowPaths, long queuedAcquisitions, long parks, long unparks, long reservations) {
+    public record Counts(long slowPaths, long queuedAcquisitions, long parks, long unparks, long reservations,
+                         long yields) {
 
         /** The counts from {@code earlier} to this snapshot. */
         public Counts minus(Counts earlier) {
             return new Counts(slowPaths - earlier.slowPaths, queuedAcquisitions - earlier.queuedAcquisitions,
-                    parks - earlier.parks, unparks - earlier.unparks, reservations - earlier.reservations);
+                    parks - earlier.parks, unparks - earlier.unparks, reservations - earlier.reservations,
+                    yields - earlier.yields);
         }
 
         /** The sum of two snapshots' counts. */
         public Counts plus(Counts other) {
             return new Counts(slowPaths + other.slowPaths, queuedAcquisitions + other.queuedAcquisitions,
-                    parks + other.parks, unparks + other.unparks, reservations + other.reservations);
+                    parks + other.parks, unparks + other.unparks, reservations + other.reservations,
+                    yields + other.yields);
         }
     }
 
@@ -91,6 +99,12 @@ public final class LockDiagnostics {
     static void reservation() {
         if (ENABLED) {
             RESERVATIONS.increment();
+        }
+    }
+
+    static void yieldToHeir() {
+        if (ENABLED) {
+            YIELDS.increment();
         }
     }
 }

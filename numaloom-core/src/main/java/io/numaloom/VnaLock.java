@@ -846,6 +846,7 @@ public class VnaLock extends ConditionLock implements Lock {
         int s = (int) STATE.getAndAdd(this, -LOCKED);
         w.wakeHeir(null);
         if (look && (s & RESERVED) == 0 && w.heirOverdue()) {
+            LockDiagnostics.yieldToHeir();
             Thread.yield();
         }
     }

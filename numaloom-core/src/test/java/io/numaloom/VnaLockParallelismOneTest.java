@@ -56,6 +56,7 @@ class VnaLockParallelismOneTest {
      * the lock, so once the heir is overdue the owner's contended releases yield the carrier. The
      * owner barges for at most 10 s; without the yield the heir would get the lock only after
      * that. Timing enters only through the 10 s, thousands of times the heir's 1 ms patience.
+     * This execution counts diagnostics, and the yield is counted.
      */
     @Test
     void aBargingOwnerYieldsItsCarrierToAnOverdueHeir() throws InterruptedException {
@@ -63,6 +64,7 @@ class VnaLockParallelismOneTest {
         AtomicBoolean heirAcquired = new AtomicBoolean();
         AtomicBoolean heirAcquiredWhileBarging = new AtomicBoolean();
         AtomicLong bargedFor = new AtomicLong();
+        LockDiagnostics.Counts before = LockDiagnostics.snapshot();
         Thread owner = Thread.ofVirtual().start(() -> {
             lock.lock();
             Thread heir = Thread.ofVirtual().start(() -> {
@@ -93,6 +95,8 @@ class VnaLockParallelismOneTest {
                 + bargedFor.get() / 1_000_000 + " ms");
         assertTrue(heirAcquired.get());
         assertFalse(lock.isLocked());
+        assertTrue(LockDiagnostics.enabled(), "this execution runs with -Dnumaloom.diagnostics=true");
+        assertTrue(LockDiagnostics.snapshot().minus(before).yields() >= 1, "the owner's yield was not counted");
     }
 
     @Test

@@ -74,7 +74,7 @@ public final class ConfigReader {
             Field.stringField("topology", "", "numaloom.topology of the measured JVMs, e.g. \"nodes=2\"; empty for the detected one"),
             Field.boolField("recordLatency", true, "record acquire latency (two System.nanoTime() calls per acquisition)"),
             Field.boolField("diagnostics", false, "count VnaLock's contended-path events (io.numaloom.LockDiagnostics: slow paths, "
-                    + "parks, wake-ups, queued acquisitions, reservations) and report them per operation; costs the contended path a "
+                    + "parks, wake-ups, queued acquisitions, reservations, yields) and report them per operation; costs the contended path a "
                     + "counter increment per event"),
             Field.stringsField("jvmArgs", List.of("-XX:+UseParallelGC", "-Xms1g", "-Xmx1g"), "extra arguments of the measured JVMs"),
             Field.intField("timeoutSeconds", 1, 600, "the longest one round may take before the point fails"));

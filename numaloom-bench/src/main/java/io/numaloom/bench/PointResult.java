@@ -50,6 +50,7 @@ import java.util.List;
  * @param parksPerOp           parks of waiting threads, per operation
  * @param unparksPerOp         wake-ups sent, per operation
  * @param reservations         times a heir reserved the lock, in all measured rounds
+ * @param yields               times a releasing thread yielded to an overdue heir, in all measured rounds
  * @param bytesPerOp           heap bytes the JVM allocated per operation while the measured rounds ran (threads
  *                             are started before the timing, so nearly all of it is the workload's and the lock's);
  *                             null where the JVM cannot count
@@ -68,7 +69,7 @@ import java.util.List;
         "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow", "opsPerMsCiHigh", "timeMs",
         "timeMsCiLow", "timeMsCiHigh", "jain", "minMaxRatio", "latencyP50Ns", "latencyP99Ns", "latencyP999Ns",
         "latencyMaxNs", "handoffs", "localHandoffFraction", "slowPathsPerOp", "queuedPerOp", "parksPerOp",
-        "unparksPerOp", "reservations", "bytesPerOp", "retainedBytes", "status", "error", "placement", "cpuSource",
+        "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error", "placement", "cpuSource",
         "fingerprint", "startedAt", "seconds"})
 public record PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
                           int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
@@ -78,7 +79,7 @@ public record PointResult(String bench, String title, String workload, String lo
                           Long latencyP50Ns, Long latencyP99Ns, Long latencyP999Ns, Long latencyMaxNs,
                           Long handoffs, Double localHandoffFraction,
                           Double slowPathsPerOp, Double queuedPerOp, Double parksPerOp, Double unparksPerOp,
-                          Long reservations, Double bytesPerOp, Long retainedBytes,
+                          Long reservations, Long yields, Double bytesPerOp, Long retainedBytes,
                           String status, String error, String placement, String cpuSource,
                           String fingerprint, String startedAt, double seconds) {
 
@@ -90,7 +91,7 @@ public record PointResult(String bench, String title, String workload, String lo
             "carriers", "remotePenaltyNs", "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow",
             "opsPerMsCiHigh", "timeMs", "timeMsCiLow", "timeMsCiHigh", "jain", "minMaxRatio", "latencyP50Ns",
             "latencyP99Ns", "latencyP999Ns", "latencyMaxNs", "handoffs", "localHandoffFraction", "slowPathsPerOp",
-            "queuedPerOp", "parksPerOp", "unparksPerOp", "reservations", "bytesPerOp", "retainedBytes", "status", "error",
+            "queuedPerOp", "parksPerOp", "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error",
             "placement", "cpuSource", "fingerprint", "startedAt", "seconds");
 
     /** The row's key within its run: {@code bench/lock/threads}. */
@@ -166,6 +167,7 @@ public record PointResult(String bench, String title, String workload, String lo
                 perOp(counts == null ? null : counts.parks(), ops, times.length),
                 perOp(counts == null ? null : counts.unparks(), ops, times.length),
                 counts == null ? null : counts.reservations(),
+                counts == null ? null : counts.yields(),
                 bytesPerOp(forkReports, ops, times.length), retainedBytes(forkReports),
                 error == null ? OK : FAILED, error,
                 first == null ? null : first.placement(), first == null ? null : first.cpuSource(),
@@ -193,7 +195,7 @@ public record PointResult(String bench, String title, String workload, String lo
         return new PointResult(b.id(), b.title(), b.kind().jsonName(), point.lock(), point.threads(), b.threadType(),
                 b.carriers(), b.remotePenaltyNs(), b.topology(), b.forks(), 0, 0,
                 null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null, null, null, FAILED, error, null, null, b.fingerprint(), started.truncatedTo(ChronoUnit.MILLIS).toString(), round3(seconds));
+                null, null, null, null, null, null, null, null, FAILED, error, null, null, b.fingerprint(), started.truncatedTo(ChronoUnit.MILLIS).toString(), round3(seconds));
     }
 
     /** The cells of this row's CSV line, in {@link #CSV_HEADER} order; null is an empty cell. */
@@ -201,7 +203,7 @@ public record PointResult(String bench, String title, String workload, String lo
         return java.util.Arrays.asList(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs,
                 topology, forks, rounds, opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow,
                 timeMsCiHigh, jain, minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs,
-                localHandoffFraction, slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, bytesPerOp, retainedBytes, status, error, placement, cpuSource, fingerprint, startedAt, seconds);
+                localHandoffFraction, slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error, placement, cpuSource, fingerprint, startedAt, seconds);
     }
 
     /** The row as one CSV line (RFC 4180 quoting), without the line break. */

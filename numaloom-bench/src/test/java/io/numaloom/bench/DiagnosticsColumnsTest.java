@@ -40,10 +40,13 @@ class DiagnosticsColumnsTest {
         assertEquals(0.1, vna.parksPerOp(), 1e-9);
         assertEquals(0.1, vna.unparksPerOp(), 1e-9);
         assertEquals(5L, vna.reservations());
+        assertEquals(7L, vna.yields());
         assertNull(reentrant.parksPerOp());
         String csv = Files.readString(out.resolve("results.csv"));
-        assertTrue(csv.lines().findFirst().orElseThrow().contains("slowPathsPerOp,queuedPerOp,parksPerOp,unparksPerOp,reservations"));
-        assertTrue(Files.readString(out.resolve("index.html")).contains("<th>parks/op</th>"));
+        assertTrue(csv.lines().findFirst().orElseThrow().contains("slowPathsPerOp,queuedPerOp,parksPerOp,unparksPerOp,reservations,yields"));
+        String html = Files.readString(out.resolve("index.html"));
+        assertTrue(html.contains("<th>parks/op</th>"));
+        assertTrue(html.contains("<th>yields</th>"));
     }
 
     /** On one node every handoff is local: the fraction would read 100% and mean nothing, so it is blank. */

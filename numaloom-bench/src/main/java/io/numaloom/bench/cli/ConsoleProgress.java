@@ -70,8 +70,10 @@ final class ConsoleProgress implements BenchRunner.Listener, AutoCloseable {
                     r.jain() == null ? Double.NaN : r.jain(),
                     r.latencyP99Ns() == null ? "" : String.format(Locale.ROOT, ", acquire p99 %s µs", num(r.latencyP99Ns() / 1000.0)),
                     r.localHandoffFraction() == null ? "" : String.format(Locale.ROOT, ", local handoffs %.0f%%", 100 * r.localHandoffFraction()),
-                    r.parksPerOp() == null ? "" : String.format(Locale.ROOT, ", per op: %.3f slow, %.3f queued, %.3f parks, %.3f wake-ups",
-                            r.slowPathsPerOp(), r.queuedPerOp(), r.parksPerOp(), r.unparksPerOp()),
+                    r.parksPerOp() == null ? "" : String.format(Locale.ROOT,
+                            ", per op: %.3f slow, %.3f queued, %.3f parks, %.3f wake-ups; %d reservations, %d yields",
+                            r.slowPathsPerOp(), r.queuedPerOp(), r.parksPerOp(), r.unparksPerOp(),
+                            r.reservations(), r.yields()),
                     r.seconds());
         } else {
             err.printf(Locale.ROOT, "%s: FAILED: %s (%.1f s)%n", head, r.error(), r.seconds());

@@ -69,11 +69,12 @@ final class Html {
                 .append("NUMA node (of the measured JVM's topology, which may be virtual). With <code>remotePenaltyNs</code> ")
                 .append("above zero, every other handoff spins that long inside the critical section (the NUMA cost model). ")
                 .append("Blank on a one-node topology, where every handoff is local.</li>")
-                .append("<li><b>slow/op, queued/op, parks/op, wake-ups/op, reservations</b> (VnaLock, with <code>\"diagnostics\": true</code>): ")
+                .append("<li><b>slow/op, queued/op, parks/op, wake-ups/op, reservations, yields</b> (VnaLock, with <code>\"diagnostics\": true</code>): ")
                 .append("per operation, the acquisitions that failed the fast path, those that came through a queue, the parks of ")
                 .append("waiting threads and the wake-ups sent to them; and how often a heir past its deadline (")
                 .append("<code>VnaLock.PATIENCE_NANOS</code> as heir, or <code>VnaLock.STARVATION_NANOS</code> since it ")
-                .append("queued) reserved the lock (io.numaloom.LockDiagnostics).</li>")
+                .append("queued) reserved the lock, and how often a thread that released the lock yielded its CPU or carrier to ")
+                .append("such a heir that had not run since its deadline (io.numaloom.LockDiagnostics).</li>")
                 .append("<li><b>B/op</b>: heap bytes the measured JVM allocated per operation while the measured rounds ran ")
                 .append("(the threads are started before the clock, so almost all of it is the workload's and the lock's).</li>")
                 .append("<li><b>retained</b> (keyed workload): the bytes reachable from the keyed scheme after the last measured ")
@@ -153,7 +154,7 @@ final class Html {
                 .append("<th>local handoffs</th>");
         boolean diagnostics = s.rows().stream().anyMatch(r -> r.parksPerOp() != null);
         if (diagnostics) {
-            h.append("<th>slow/op</th><th>queued/op</th><th>parks/op</th><th>wake-ups/op</th><th>reservations</th>");
+            h.append("<th>slow/op</th><th>queued/op</th><th>parks/op</th><th>wake-ups/op</th><th>reservations</th><th>yields</th>");
         }
         boolean retained = s.rows().stream().anyMatch(r -> r.retainedBytes() != null);
         h.append("<th>B/op</th>").append(retained ? "<th>retained</th>" : "");
@@ -170,7 +171,8 @@ final class Html {
             if (diagnostics) {
                 h.append(td(Report.fixed(r.slowPathsPerOp(), 3))).append(td(Report.fixed(r.queuedPerOp(), 3)))
                         .append(td(Report.fixed(r.parksPerOp(), 3))).append(td(Report.fixed(r.unparksPerOp(), 3)))
-                        .append(td(r.reservations() == null ? "" : Long.toString(r.reservations())));
+                        .append(td(r.reservations() == null ? "" : Long.toString(r.reservations())))
+                        .append(td(r.yields() == null ? "" : Long.toString(r.yields())));
             }
             h.append(td(Report.fixed(r.bytesPerOp(), 2)));
             if (retained) {

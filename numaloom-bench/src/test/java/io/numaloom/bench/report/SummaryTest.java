@@ -27,7 +27,7 @@ class SummaryTest {
     static PointResult row(String bench, String lock, int threads, double ops, double lo, double hi) {
         return new PointResult(bench, bench, "randBash", lock, threads, "virtual", 2, 0, "", 1, 5, 1000,
                 ops, lo, hi, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null, null, null, PointResult.OK, null, null, null, "f", "t", 1.0);
+                null, null, null, null, null, null, null, null, PointResult.OK, null, null, null, "f", "t", 1.0);
     }
 
     @Test
