@@ -64,7 +64,10 @@ final class Html {
                 .append("<li><b>Jain</b>: Jain's fairness index of the operations each thread had completed when the first ")
                 .append("thread finished its share: 1 is perfectly even, 1/threads means one thread did everything. ")
                 .append("<b>min/max</b>: the least over the most of those counts.</li>")
-                .append("<li><b>acquire p50/p99/p99.9</b>: time from calling lock to holding it (HdrHistogram, all measured rounds).</li>")
+                .append("<li><b>acquire p50/p99/p99.9/max</b>: time from calling lock to holding it (HdrHistogram, all measured rounds); ")
+                .append("max is the worst wait of the point, and <code>summary.csv</code> gives it as a ratio to the baseline's. ")
+                .append("On a small machine it is set by the rare moments when the operating system takes a CPU away ")
+                .append("for milliseconds, and varies from run to run as much as between locks.</li>")
                 .append("<li><b>local handoffs</b>: the fraction of consecutive acquisitions whose two holders ran on the same ")
                 .append("NUMA node (of the measured JVM's topology, which may be virtual). With <code>remotePenaltyNs</code> ")
                 .append("above zero, every other handoff spins that long inside the critical section (the NUMA cost model). ")
@@ -150,7 +153,7 @@ final class Html {
             return;
         }
         h.append("<table><tr><th>threads</th><th class=\"l\">lock</th><th>ops/ms</th><th>95% CI</th><th>time ms</th>")
-                .append("<th>Jain</th><th>min/max</th><th>acquire p50 µs</th><th>p99 µs</th><th>p99.9 µs</th>")
+                .append("<th>Jain</th><th>min/max</th><th>acquire p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th>")
                 .append("<th>local handoffs</th>");
         boolean diagnostics = s.rows().stream().anyMatch(r -> r.parksPerOp() != null);
         if (diagnostics) {
@@ -167,6 +170,7 @@ final class Html {
                     .append(td(Report.num(r.timeMs()))).append(td(Report.fixed(r.jain(), 3)))
                     .append(td(Report.fixed(r.minMaxRatio(), 2))).append(td(Report.micros(r.latencyP50Ns())))
                     .append(td(Report.micros(r.latencyP99Ns()))).append(td(Report.micros(r.latencyP999Ns())))
+                    .append(td(Report.micros(r.latencyMaxNs())))
                     .append(td(Report.percent(r.localHandoffFraction())));
             if (diagnostics) {
                 h.append(td(Report.fixed(r.slowPathsPerOp(), 3))).append(td(Report.fixed(r.queuedPerOp(), 3)))

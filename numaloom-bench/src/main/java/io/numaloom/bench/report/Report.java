@@ -78,12 +78,12 @@ public final class Report {
     public static String textTable(List<PointResult> rows) {
         List<String[]> table = new ArrayList<>();
         table.add(new String[] {"bench", "lock", "threads", "ops/ms", "±95%", "time ms", "Jain", "min/max",
-            "p50 µs", "p99 µs", "p99.9 µs", "local", "B/op", "status"});
+            "p50 µs", "p99 µs", "p99.9 µs", "max µs", "local", "B/op", "status"});
         for (PointResult r : rows) {
             table.add(new String[] {r.bench(), r.lock(), Integer.toString(r.threads()), num(r.opsPerMs()),
                 r.opsPerMsCiHigh() == null || r.opsPerMs() == null ? "" : num(r.opsPerMsCiHigh() - r.opsPerMs()),
                 num(r.timeMs()), fixed(r.jain(), 3), fixed(r.minMaxRatio(), 2), micros(r.latencyP50Ns()),
-                micros(r.latencyP99Ns()), micros(r.latencyP999Ns()), percent(r.localHandoffFraction()),
+                micros(r.latencyP99Ns()), micros(r.latencyP999Ns()), micros(r.latencyMaxNs()), percent(r.localHandoffFraction()),
                 fixed(r.bytesPerOp(), 2), r.ok() ? "ok" : "FAILED: " + shorten(r.error(), 60)});
         }
         int[] widths = new int[table.getFirst().length];

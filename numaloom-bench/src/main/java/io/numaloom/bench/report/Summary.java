@@ -20,8 +20,8 @@ import java.util.stream.Collectors;
  * {@code ReentrantLock}; for the {@code keyed} workload, what applications hand-write: a
  * {@code ConcurrentHashMap} of {@code ReentrantLock}s), a verdict per point (faster or slower only where the
  * two 95% confidence intervals do not overlap, else tied) and a one-line verdict per lock. Printed at the end of
- * a run, shown at the top of {@code index.html} and written to {@code summary.csv}. A bench without its baseline
- * lock has no summary.
+ * a run, shown at the top of {@code index.html} and written to {@code summary.csv}, which also holds, per point,
+ * the lock's worst acquire wait as a ratio to the baseline's. A bench without its baseline lock has no summary.
  */
 public final class Summary {
     /** The lock every other is compared with, except in keyed benches. */
@@ -40,8 +40,14 @@ public final class Summary {
     /** Significance of one ratio. */
     public enum Verdict { FASTER, SLOWER, TIED }
 
-    /** One lock at one thread count against the baseline at the same thread count. */
-    public record Cell(int threads, double opsPerMs, double baselineOpsPerMs, double ratio, Verdict verdict) {}
+    /**
+     * One lock at one thread count against the baseline at the same thread count.
+     *
+     * @param worstWaitRatio the lock's longest acquire wait over the baseline's, in the measured rounds; null
+     *                       where either was not recorded
+     */
+    public record Cell(int threads, double opsPerMs, double baselineOpsPerMs, double ratio, Verdict verdict,
+                       Double worstWaitRatio) {}
 
     /** A lock's cells in one bench, and its one-line verdict. */
     public record LockLine(String lock, List<Cell> cells, double geometricMean, String verdict) {}
@@ -110,7 +116,9 @@ public final class Summary {
         } else if (r.opsPerMsCiHigh() != null && base.opsPerMsCiLow() != null && r.opsPerMsCiHigh() < base.opsPerMsCiLow()) {
             v = Verdict.SLOWER;
         }
-        return new Cell(r.threads(), r.opsPerMs(), base.opsPerMs(), ratio, v);
+        Double worstWait = r.latencyMaxNs() == null || base.latencyMaxNs() == null || base.latencyMaxNs() == 0 ? null
+                : (double) r.latencyMaxNs() / base.latencyMaxNs();
+        return new Cell(r.threads(), r.opsPerMs(), base.opsPerMs(), ratio, v, worstWait);
     }
 
     static double geometricMean(List<Cell> cells) {
@@ -181,17 +189,21 @@ public final class Summary {
         return left ? s + padding : padding + s;
     }
 
-    /** Writes {@code summary.csv}: one row per lock and thread count, then one per lock with the geometric mean. */
+    /**
+     * Writes {@code summary.csv}: one row per lock and thread count, then one per lock with the geometric mean of the
+     * throughput ratios.
+     */
     public static void writeCsv(Path dir, List<BenchSummary> summaries) throws IOException {
-        StringBuilder sb = new StringBuilder("bench,lock,threads,opsPerMs,baselineOpsPerMs,ratio,verdict\n");
+        StringBuilder sb = new StringBuilder("bench,lock,threads,opsPerMs,baselineOpsPerMs,ratio,verdict,worstWaitRatio\n");
         for (BenchSummary s : summaries) {
             for (LockLine line : s.locks()) {
                 for (Cell c : line.cells()) {
-                    sb.append(String.format(Locale.ROOT, "%s,%s,%d,%s,%s,%.4f,%s%n", s.id(), line.lock(), c.threads(),
+                    sb.append(String.format(Locale.ROOT, "%s,%s,%d,%s,%s,%.4f,%s,%s%n", s.id(), line.lock(), c.threads(),
                             sixDigits(c.opsPerMs()), sixDigits(c.baselineOpsPerMs()), c.ratio(),
-                            c.verdict().name().toLowerCase(Locale.ROOT)));
+                            c.verdict().name().toLowerCase(Locale.ROOT),
+                            c.worstWaitRatio() == null ? "" : String.format(Locale.ROOT, "%.4f", c.worstWaitRatio())));
                 }
-                sb.append(String.format(Locale.ROOT, "%s,%s,geomean,,,%.4f,%n", s.id(), line.lock(), line.geometricMean()));
+                sb.append(String.format(Locale.ROOT, "%s,%s,geomean,,,%.4f,,%n", s.id(), line.lock(), line.geometricMean()));
             }
         }
         Path tmp = dir.resolve(FILE + ".tmp");

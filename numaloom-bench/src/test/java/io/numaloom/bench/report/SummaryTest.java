@@ -25,8 +25,12 @@ class SummaryTest {
             """;
 
     static PointResult row(String bench, String lock, int threads, double ops, double lo, double hi) {
+        return row(bench, lock, threads, ops, lo, hi, null);
+    }
+
+    static PointResult row(String bench, String lock, int threads, double ops, double lo, double hi, Long maxWaitNs) {
         return new PointResult(bench, bench, "randBash", lock, threads, "virtual", 2, 0, "", 1, 5, 1000,
-                ops, lo, hi, null, null, null, null, null, null, null, null, null, null, null,
+                ops, lo, hi, null, null, null, null, null, null, null, null, maxWaitNs, null, null,
                 null, null, null, null, null, null, null, null, PointResult.OK, null, null, null, "f", "t", 1.0);
     }
 
@@ -35,7 +39,8 @@ class SummaryTest {
         BenchConfig config = ConfigReader.parse(CONFIG, "s.json", 2, Mutex.names());
         List<PointResult> rows = List.of(
                 row("rb", "UNFAIR_REENTRANT", 1, 100, 95, 105), row("rb", "VNA", 1, 102, 90, 110),   // tied
-                row("rb", "UNFAIR_REENTRANT", 2, 100, 95, 105), row("rb", "VNA", 2, 150, 140, 160),  // faster
+                row("rb", "UNFAIR_REENTRANT", 2, 100, 95, 105, 4_000_000L),
+                row("rb", "VNA", 2, 150, 140, 160, 1_000_000L),                                    // faster
                 row("rb", "UNFAIR_REENTRANT", 8, 100, 95, 105), row("rb", "VNA", 8, 50, 45, 55),     // slower
                 row("rb", "FAIR_REENTRANT", 1, 10, 9, 11),
                 row("no-baseline", "VNA", 1, 10, 9, 11));
@@ -57,9 +62,10 @@ class SummaryTest {
 
         Summary.writeCsv(dir, s);
         List<String> csv = Files.readAllLines(dir.resolve(Summary.FILE));
-        assertEquals("bench,lock,threads,opsPerMs,baselineOpsPerMs,ratio,verdict", csv.getFirst());
-        assertTrue(csv.contains("rb,VNA,2,150,100,1.5000,faster"), csv.toString());
-        assertTrue(csv.contains("rb,VNA,geomean,,,0.9146,"), csv.toString());
+        assertEquals("bench,lock,threads,opsPerMs,baselineOpsPerMs,ratio,verdict,worstWaitRatio", csv.getFirst());
+        assertTrue(csv.contains("rb,VNA,2,150,100,1.5000,faster,0.2500"), csv.toString());
+        assertTrue(csv.contains("rb,VNA,1,102,100,1.0200,tied,"), "no latency, no worst-wait ratio: " + csv);
+        assertTrue(csv.contains("rb,VNA,geomean,,,0.9146,,"), csv.toString());
     }
 
     /** A keyed bench is compared with the map of ReentrantLocks, and says so. */
