@@ -198,7 +198,12 @@ public final class BenchRunner {
         }
         Instant firstStarted = resume ? checkSameConfiguration() : null;
         Files.writeString(out.resolve(CONFIG_FILE), config.effective().toPrettyString() + "\n");
-        MachineInfo.collect().writeTo(out);
+        MachineStalls stalls = executor.probeStalls();
+        if (stalls != null) {
+            listener.notice("machine stalls: " + stalls.describe()
+                    + " (acquire waits shorter than that may be the machine's, not the lock's)");
+        }
+        MachineInfo.collect(stalls).writeTo(out);
         ResultStore store = ResultStore.open(out);
         List<Point> points = points(config);
         List<Point> todo = new ArrayList<>();

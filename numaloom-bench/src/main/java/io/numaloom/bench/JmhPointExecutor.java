@@ -43,6 +43,12 @@ public final class JmhPointExecutor implements PointExecutor {
         this.notices = notices;
     }
 
+    /** Every CPU busy, as during a contended point, for {@link MachineStalls#PROBE}. */
+    @Override
+    public MachineStalls probeStalls() throws InterruptedException {
+        return MachineStalls.measure(Runtime.getRuntime().availableProcessors(), MachineStalls.PROBE);
+    }
+
     @Override
     public Measurement measure(Point point, Path workDir, Path logFile) throws PointFailedException, InterruptedException {
         BenchDefinition b = point.bench();

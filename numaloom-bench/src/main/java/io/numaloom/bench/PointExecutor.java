@@ -17,6 +17,14 @@ public interface PointExecutor {
     Measurement measure(Point point, Path workDir, Path logFile) throws PointFailedException, InterruptedException;
 
     /**
+     * How much the machine the points run on stalls running threads by itself, measured once before the first
+     * point (see {@link MachineStalls}); null where this executor measures nothing real.
+     */
+    default MachineStalls probeStalls() throws InterruptedException {
+        return null;
+    }
+
+    /**
      * What a point's measurement brought back.
      *
      * @param roundTimesMs every measured round's time in milliseconds, over all forks

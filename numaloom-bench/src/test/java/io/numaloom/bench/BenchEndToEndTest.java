@@ -53,6 +53,9 @@ class BenchEndToEndTest {
                     }
                 }).run();
         assertEquals(7, rows.size());
+        MachineStalls stalls = io.numaloom.bench.report.MachineInfo.readFrom(out).stalls();
+        assertEquals(Runtime.getRuntime().availableProcessors(), stalls.threads(), "the real run probes the machine first");
+        assertTrue(notices.stream().anyMatch(n -> n.startsWith("machine stalls: ")), notices.toString());
         for (PointResult r : rows) {
             assertTrue(r.ok(), r.key() + ": " + r.error() + " " + notices);
             assertEquals(r.key().startsWith("e2e/") ? 2 : 1, r.rounds());

@@ -67,7 +67,8 @@ final class Html {
                 .append("<li><b>acquire p50/p99/p99.9/max</b>: time from calling lock to holding it (HdrHistogram, all measured rounds); ")
                 .append("max is the worst wait of the point, and <code>summary.csv</code> gives it as a ratio to the baseline's. ")
                 .append("On a small machine it is set by the rare moments when the operating system takes a CPU away ")
-                .append("for milliseconds, and varies from run to run as much as between locks.</li>")
+                .append("for milliseconds, and varies from run to run as much as between locks: the machine section ")
+                .append("says how long the machine stalled threads that only spun, just before the run.</li>")
                 .append("<li><b>local handoffs</b>: the fraction of consecutive acquisitions whose two holders ran on the same ")
                 .append("NUMA node (of the measured JVM's topology, which may be virtual). With <code>remotePenaltyNs</code> ")
                 .append("above zero, every other handoff spins that long inside the critical section (the NUMA cost model). ")
@@ -211,6 +212,10 @@ final class Html {
         row(h, "JMH", m.jmh());
         row(h, "Current CPU source", m.cpuSource());
         row(h, "Bench JVM flags", String.join(" ", m.benchJvmArgs()));
+        if (m.stalls() != null) {
+            row(h, "Stalls of the machine", m.stalls().describe() + ". Worst acquire waits shorter than the longest "
+                    + "stall may be the machine's, not the lock's.");
+        }
         h.append("</table>\n<pre>").append(esc(m.topology())).append("</pre>\n");
     }
 

@@ -2,6 +2,7 @@ package io.numaloom.bench.report;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.numaloom.bench.MachineStalls;
 import io.numaloom.topology.CurrentCpu;
 import io.numaloom.topology.Topology;
 
@@ -28,22 +29,26 @@ import java.util.List;
  * @param javaHome     the JDK's home
  * @param benchJvmArgs the bench JVM's arguments (the measured JVMs' are in the configuration)
  * @param jmh          the JMH version
+ * @param stalls       how long the machine took a CPU away from spinning threads before the first point; null if
+ *                     not measured
  */
 public record MachineInfo(String host, String cpuModel, int cpus, int nodes, String topology, String cpuSource,
-                          String memory, String os, String jdk, String javaHome, List<String> benchJvmArgs, String jmh) {
+                          String memory, String os, String jdk, String javaHome, List<String> benchJvmArgs, String jmh,
+                          MachineStalls stalls) {
 
     public static final String FILE = "machine.json";
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    /** This machine, now. */
-    public static MachineInfo collect() {
+    /** This machine, now, with the stalls measured before the first point (null if none were). */
+    public static MachineInfo collect(MachineStalls stalls) {
         Topology topology = Topology.current();
         return new MachineInfo(readHostName(), readCpuModel(), Runtime.getRuntime().availableProcessors(), topology.nodeCount(),
                 topology.toString(), CurrentCpu.source() + ": " + CurrentCpu.sourceReason(), readMemTotal(),
                 System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
                 System.getProperty("java.vendor") + " " + System.getProperty("java.vm.name") + " "
                         + System.getProperty("java.runtime.version"),
-                System.getProperty("java.home"), ManagementFactory.getRuntimeMXBean().getInputArguments(), readJmhVersion());
+                System.getProperty("java.home"), ManagementFactory.getRuntimeMXBean().getInputArguments(), readJmhVersion(),
+                stalls);
     }
 
     public void writeTo(Path dir) throws IOException {
