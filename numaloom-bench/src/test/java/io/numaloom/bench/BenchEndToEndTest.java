@@ -6,7 +6,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -37,21 +36,7 @@ class BenchEndToEndTest {
                 """, "e2e.json", Runtime.getRuntime().availableProcessors(), ConfigReader.lockNames());
         List<String> notices = new java.util.ArrayList<>();
         List<PointResult> rows = new BenchRunner(config, out, false, new JmhPointExecutor(notices::add),
-                new BenchRunner.Listener() {
-                    @Override
-                    public void runStarted(Path o, int points, int alreadyDone) {}
-
-                    @Override
-                    public void pointStarted(Point point, int ordinal, int points, Duration elapsed, Duration eta) {}
-
-                    @Override
-                    public void pointFinished(PointResult result, int ordinal, int points) {}
-
-                    @Override
-                    public void notice(String text) {
-                        notices.add(text);
-                    }
-                }).run();
+                TestListeners.onNotice(notices::add)).run();
         assertEquals(7, rows.size());
         MachineStalls stalls = io.numaloom.bench.report.MachineInfo.readFrom(out).stalls();
         assertEquals(Runtime.getRuntime().availableProcessors(), stalls.threads(), "the real run probes the machine first");

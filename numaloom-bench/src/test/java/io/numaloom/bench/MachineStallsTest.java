@@ -69,22 +69,7 @@ class MachineStallsTest {
             }
         };
         List<String> notices = new ArrayList<>();
-        BenchRunner.Listener listener = new BenchRunner.Listener() {
-            @Override
-            public void runStarted(Path dir, int points, int alreadyDone) {}
-
-            @Override
-            public void pointStarted(Point point, int ordinal, int points, Duration elapsed, Duration eta) {}
-
-            @Override
-            public void pointFinished(PointResult result, int ordinal, int points) {}
-
-            @Override
-            public void notice(String text) {
-                notices.add(text);
-            }
-        };
-        new BenchRunner(ResumeTest.config(), out, false, probing, listener).run();
+        new BenchRunner(ResumeTest.config(), out, false, probing, TestListeners.onNotice(notices::add)).run();
         assertEquals(probed, MachineInfo.readFrom(out).stalls());
         assertTrue(notices.stream().anyMatch(n -> n.contains("23 stalls over 1 ms, the longest 7.5 ms")), notices.toString());
         assertTrue(Files.readString(out.resolve("index.html")).contains("Stalls of the machine"));

@@ -31,19 +31,7 @@ class ResumeTest {
         return ConfigReader.parse(CONFIG, "resume.json", 2, Mutex.names());
     }
 
-    static final BenchRunner.Listener SILENT = new BenchRunner.Listener() {
-        @Override
-        public void runStarted(Path out, int points, int alreadyDone) {}
-
-        @Override
-        public void pointStarted(Point point, int ordinal, int points, Duration elapsed, Duration eta) {}
-
-        @Override
-        public void pointFinished(PointResult result, int ordinal, int points) {}
-
-        @Override
-        public void notice(String text) {}
-    };
+    static final BenchRunner.Listener SILENT = TestListeners.SILENT;
 
     @Test
     void resumeMeasuresOnlyWhatTheKilledRunDidNot(@TempDir Path out) throws Exception {

@@ -4,10 +4,10 @@ import io.numaloom.bench.BenchConfig;
 import io.numaloom.bench.BenchRunner;
 import io.numaloom.bench.ConfigReader;
 import io.numaloom.bench.Mutex;
-import io.numaloom.bench.Point;
 import io.numaloom.bench.PointExecutor;
 import io.numaloom.bench.PointResult;
 import io.numaloom.bench.ResultStore;
+import io.numaloom.bench.TestListeners;
 import io.numaloom.bench.ForkReport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,7 +15,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -50,21 +49,9 @@ class ReportTest {
 
     private static Path run(Path out) throws Exception {
         BenchConfig config = ConfigReader.parse(CONFIG, "report.json", 2, Mutex.names());
-        new BenchRunner(config, out, false, EXECUTOR, new BenchRunner.Listener() {
-            @Override
-            public void runStarted(Path o, int points, int alreadyDone) {}
-
-            @Override
-            public void pointStarted(Point point, int ordinal, int points, Duration elapsed, Duration eta) {}
-
-            @Override
-            public void pointFinished(PointResult result, int ordinal, int points) {}
-
-            @Override
-            public void notice(String text) {
-                throw new AssertionError(text);
-            }
-        }).run();
+        new BenchRunner(config, out, false, EXECUTOR, TestListeners.onNotice(text -> {
+            throw new AssertionError(text);
+        })).run();
         return out;
     }
 
