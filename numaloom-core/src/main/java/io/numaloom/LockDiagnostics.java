@@ -6,8 +6,8 @@ import java.util.concurrent.atomic.LongAdder;
  * Counters of what the contended path of every {@link VnaLock} in this JVM does: how often a
  * thread had to wait, how often waiting meant parking, how many wake-ups were sent, how many
  * acquisitions came through a queue, how often a heir reserved the lock and how often a releasing
- * thread yielded to an overdue heir. They explain a
- * throughput number: a lock that parks once per acquisition pays a wake-up per critical section.
+ * thread yielded to an overdue heir. They explain a throughput number: a lock that parks once per
+ * acquisition pays a wake-up per critical section.
  *
  * <p>Off unless the JVM runs with {@code -Dnumaloom.diagnostics=true}. The switch is a
  * {@code static final} constant, so when it is off the JIT removes the counting altogether; it
