@@ -274,7 +274,7 @@ public final class BenchRunner {
         PointResult row;
         try {
             PointExecutor.Measurement m = executor.measure(point, work, log);
-            row = PointResult.measured(point, m.roundTimesMs(), m.forkReports(), started, seconds(t0));
+            row = PointResult.measured(point, m.forkRoundTimesMs(), m.forkReports(), started, seconds(t0));
         } catch (PointExecutor.PointFailedException e) {
             List<ForkReport> reports = ForkReport.readAll(work);
             String reason = reports.stream().map(ForkReport::error).filter(s -> s != null).findFirst().orElse(e.getMessage());

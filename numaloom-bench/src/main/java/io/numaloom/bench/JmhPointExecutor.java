@@ -71,12 +71,14 @@ public final class JmhPointExecutor implements PointExecutor {
                 .output(logFile.toAbsolutePath().toString())
                 .build();
         Collection<RunResult> results = runWaitingForLock(options, logFile);
-        List<Double> times = new ArrayList<>();
+        List<List<Double>> times = new ArrayList<>();
         for (RunResult run : results) {
             for (BenchmarkResult fork : run.getBenchmarkResults()) {
+                List<Double> rounds = new ArrayList<>();
                 for (IterationResult iteration : fork.getIterationResults()) {
-                    times.add(iteration.getPrimaryResult().getScore());
+                    rounds.add(iteration.getPrimaryResult().getScore());
                 }
+                times.add(rounds);
             }
         }
         try {

@@ -27,10 +27,10 @@ public interface PointExecutor {
     /**
      * What a point's measurement brought back.
      *
-     * @param roundTimesMs every measured round's time in milliseconds, over all forks
-     * @param forkReports  the forks' side reports
+     * @param forkRoundTimesMs per fork (measured JVM), every measured round's time in milliseconds
+     * @param forkReports      the forks' side reports
      */
-    record Measurement(List<Double> roundTimesMs, List<ForkReport> forkReports) {}
+    record Measurement(List<List<Double>> forkRoundTimesMs, List<ForkReport> forkReports) {}
 
     /** A point that could not be measured. */
     final class PointFailedException extends Exception {

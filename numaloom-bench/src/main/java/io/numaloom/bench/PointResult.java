@@ -29,7 +29,8 @@ import java.util.List;
  * @param rounds               measured rounds over all forks
  * @param opsPerRound          operations per round
  * @param opsPerMs             mean throughput, operations per millisecond
- * @param opsPerMsCiLow        lower bound of its 95% confidence interval
+ * @param opsPerMsCiLow        lower bound of its 95% confidence interval (over the forks' means with two or more
+ *                             forks, over the rounds with one: {@link Stats#summarizeForks})
  * @param opsPerMsCiHigh       upper bound
  * @param timeMs               mean time of a round, ms
  * @param timeMsCiLow          lower bound of its 95% confidence interval
@@ -106,20 +107,20 @@ public record PointResult(String bench, String title, String workload, String lo
     /**
      * The row of a measured point.
      *
-     * @param roundTimesMs every measured round's time in ms, all forks
-     * @param forkReports  the side reports of the forks
+     * @param forkRoundTimesMs per fork, every measured round's time in ms; the 95% intervals are over the forks'
+     *                         means when there are two or more ({@link Stats#summarizeForks})
+     * @param forkReports      the side reports of the forks
      */
-    public static PointResult measured(Point point, List<Double> roundTimesMs, List<ForkReport> forkReports,
+    public static PointResult measured(Point point, List<List<Double>> forkRoundTimesMs, List<ForkReport> forkReports,
                                        Instant started, double seconds) {
         BenchDefinition b = point.bench();
         long ops = forkReports.stream().mapToLong(ForkReport::operationsPerRound).filter(o -> o > 0).findFirst().orElse(0);
-        double[] times = roundTimesMs.stream().mapToDouble(Double::doubleValue).toArray();
-        double[] throughputs = new double[times.length];
-        for (int i = 0; i < times.length; i++) {
-            throughputs[i] = ops / times[i];
-        }
-        Stats.Summary time = Stats.summarize(times);
-        Stats.Summary throughput = Stats.summarize(throughputs);
+        List<double[]> times = forkRoundTimesMs.stream()
+                .map(f -> f.stream().mapToDouble(Double::doubleValue).toArray()).toList();
+        List<double[]> throughputs = times.stream().map(f -> perMs(ops, f)).toList();
+        int rounds = times.stream().mapToInt(f -> f.length).sum();
+        Stats.Summary time = Stats.summarizeForks(times);
+        Stats.Summary throughput = Stats.summarizeForks(throughputs);
         List<Double> jain = new ArrayList<>();
         List<Double> minMax = new ArrayList<>();
         Histogram latency = null;
@@ -146,14 +147,14 @@ public record PointResult(String bench, String title, String workload, String lo
                 error = r.error();
             }
         }
-        if (error == null && (ops == 0 || times.length == 0)) {
-            error = "no measurement came back (" + forkReports.size() + " fork reports, " + times.length + " rounds)";
+        if (error == null && (ops == 0 || rounds == 0)) {
+            error = "no measurement came back (" + forkReports.size() + " fork reports, " + rounds + " rounds)";
         }
         boolean hasRegions = handoffs > 0;
         boolean hasLatency = latency != null && latency.getTotalCount() > 0;
         ForkReport first = forkReports.isEmpty() ? null : forkReports.getFirst();
         return new PointResult(b.id(), b.title(), b.kind().jsonName(), point.lock(), point.threads(), b.threadType(),
-                b.carriers(), b.remotePenaltyNs(), b.topology(), b.forks(), times.length, ops,
+                b.carriers(), b.remotePenaltyNs(), b.topology(), b.forks(), rounds, ops,
                 finite(throughput.mean()), finite(throughput.ciLow()), finite(throughput.ciHigh()),
                 finite(time.mean()), finite(time.ciLow()), finite(time.ciHigh()),
                 finite(Stats.meanOfFinite(toArray(jain))), finite(Stats.meanOfFinite(toArray(minMax))),
@@ -162,13 +163,13 @@ public record PointResult(String bench, String title, String workload, String lo
                 hasLatency ? latency.getValueAtPercentile(99.9) : null,
                 hasLatency ? latency.getMaxValue() : null,
                 hasRegions ? handoffs : null, hasRegions && (first == null || !first.oneNode()) ? (double) local / handoffs : null,
-                perOp(counts == null ? null : counts.slowPaths(), ops, times.length),
-                perOp(counts == null ? null : counts.queuedAcquisitions(), ops, times.length),
-                perOp(counts == null ? null : counts.parks(), ops, times.length),
-                perOp(counts == null ? null : counts.unparks(), ops, times.length),
+                perOp(counts == null ? null : counts.slowPaths(), ops, rounds),
+                perOp(counts == null ? null : counts.queuedAcquisitions(), ops, rounds),
+                perOp(counts == null ? null : counts.parks(), ops, rounds),
+                perOp(counts == null ? null : counts.unparks(), ops, rounds),
                 counts == null ? null : counts.reservations(),
                 counts == null ? null : counts.yields(),
-                bytesPerOp(forkReports, ops, times.length), retainedBytes(forkReports),
+                bytesPerOp(forkReports, ops, rounds), retainedBytes(forkReports),
                 error == null ? OK : FAILED, error,
                 first == null ? null : first.placement(), first == null ? null : first.cpuSource(),
                 b.fingerprint(), started.truncatedTo(ChronoUnit.MILLIS).toString(), round3(seconds));
@@ -242,6 +243,15 @@ public record PointResult(String bench, String title, String workload, String lo
 
     private static double round3(double v) {
         return Math.round(v * 1000) / 1000.0;
+    }
+
+    /** Operations per ms of each round, from its time in ms. */
+    private static double[] perMs(long opsPerRound, double[] timesMs) {
+        double[] throughputs = new double[timesMs.length];
+        for (int i = 0; i < timesMs.length; i++) {
+            throughputs[i] = opsPerRound / timesMs[i];
+        }
+        return throughputs;
     }
 
     private static double[] toArray(List<Double> values) {

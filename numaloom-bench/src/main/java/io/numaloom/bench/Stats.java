@@ -2,6 +2,8 @@ package io.numaloom.bench;
 
 import org.apache.commons.math3.distribution.TDistribution;
 
+import java.util.List;
+
 /** The statistics of the report: means with confidence intervals, and fairness of per-thread counts. */
 public final class Stats {
     private Stats() {}
@@ -26,11 +28,7 @@ public final class Stats {
             return Summary.EMPTY;
         }
         int n = values.length;
-        double mean = 0;
-        for (double v : values) {
-            mean += v;
-        }
-        mean /= n;
+        double mean = mean(values);
         if (n < 2) {
             return new Summary(1, mean, Double.NaN, Double.NaN);
         }
@@ -41,6 +39,38 @@ public final class Stats {
         double standardError = Math.sqrt(squares / (n - 1) / n);
         double error = new TDistribution(n - 1).inverseCumulativeProbability(0.975) * standardError;
         return new Summary(n, mean, mean - error, mean + error);
+    }
+
+    /**
+     * The mean of a measurement taken in several JVMs ({@code forks}, each a list of its rounds' values) with a 95%
+     * confidence interval that counts the JVMs, not the rounds, as the independent samples: the interval of the forks'
+     * means, Student's t with {@code forks - 1} degrees of freedom. Rounds of one JVM share its JIT decisions, heap
+     * layout and thread placement, so they vary less than JVMs do, and an interval over all rounds is too narrow
+     * whenever JVMs land in different modes (Kalibera and Jones, "Rigorous Benchmarking in Reasonable Time", ISMM
+     * 2013: the variation at the highest level of repetition sets the interval). With one fork the JVMs' variation is
+     * unknown and the interval is that of the rounds, as {@link #summarize(double[])} computes it. Forks without a
+     * round are ignored. {@code n} is the number of rounds.
+     */
+    public static Summary summarizeForks(List<double[]> forks) {
+        List<double[]> measured = forks.stream().filter(f -> f.length > 0).toList();
+        int rounds = measured.stream().mapToInt(f -> f.length).sum();
+        if (measured.size() < 2) {
+            return summarize(measured.isEmpty() ? new double[0] : measured.getFirst());
+        }
+        double[] means = new double[measured.size()];
+        for (int i = 0; i < means.length; i++) {
+            means[i] = mean(measured.get(i));
+        }
+        Summary overForks = summarize(means);
+        return new Summary(rounds, overForks.mean(), overForks.ciLow(), overForks.ciHigh());
+    }
+
+    private static double mean(double[] values) {
+        double sum = 0;
+        for (double v : values) {
+            sum += v;
+        }
+        return sum / values.length;
     }
 
     /**

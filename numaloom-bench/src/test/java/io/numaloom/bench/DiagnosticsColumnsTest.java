@@ -56,8 +56,8 @@ class DiagnosticsColumnsTest {
         ForkReport oneNode = report("2 cpus, 1 nodes; sysfs");
         ForkReport twoNodes = report("2 cpus, 2 nodes; numaloom.topology=nodes=2 (virtual)");
         java.time.Instant started = java.time.Instant.parse("2026-11-22T18:02:59.495897779Z");
-        PointResult one = PointResult.measured(point, List.of(1.0, 1.0), List.of(oneNode), started, 1);
-        PointResult two = PointResult.measured(point, List.of(1.0, 1.0), List.of(twoNodes), started, 1);
+        PointResult one = PointResult.measured(point, List.of(List.of(1.0, 1.0)), List.of(oneNode), started, 1);
+        PointResult two = PointResult.measured(point, List.of(List.of(1.0, 1.0)), List.of(twoNodes), started, 1);
         assertNull(one.localHandoffFraction());
         assertEquals(0.5, two.localHandoffFraction(), 1e-9);
         assertEquals("2026-11-22T18:02:59.495Z", one.startedAt());

@@ -59,7 +59,9 @@ final class Html {
         machine(h, machine);
         h.append("<h2 id=\"metrics\">What the columns mean</h2>\n<ul>")
                 .append("<li><b>ops/ms</b>: operations (critical sections) per millisecond over a whole round, mean of ")
-                .append("all measured rounds of all forks, with its 95% confidence interval (Student's t).</li>")
+                .append("all measured rounds of all forks, with its 95% confidence interval (Student's t). With two or more ")
+                .append("forks the interval is that of the forks' means: each fork is a fresh JVM, and JVMs differ more ")
+                .append("than the rounds of one JVM do. With one fork it is that of the rounds, and too narrow.</li>")
                 .append("<li><b>time</b>: the time of one round (all threads doing all the work), ms.</li>")
                 .append("<li><b>Jain</b>: Jain's fairness index of the operations each thread had completed when the first ")
                 .append("thread finished its share: 1 is perfectly even, 1/threads means one thread did everything. ")

@@ -103,7 +103,7 @@ class MainTest {
         assertTrue(before.startsWith("2 JVM starts and 16 rounds (no estimate"), before); // 1 fork x (3 + 5) rounds x 2 points
 
         io.numaloom.bench.PointExecutor instant = (point, work, log) -> new io.numaloom.bench.PointExecutor.Measurement(
-                java.util.List.of(1.0, 1.0), java.util.List.of(new io.numaloom.bench.ForkReport(1, 100, java.util.List.of(1.0),
+                java.util.List.of(java.util.List.of(1.0, 1.0)), java.util.List.of(new io.numaloom.bench.ForkReport(1, 100, java.util.List.of(1.0),
                 java.util.List.of(1.0), null, 0, 0, "p", "c", "2 cpus, 1 nodes; test", null, null, null, null)));
         new io.numaloom.bench.BenchRunner(config, results.resolve("20260101-000000"), false, instant, SILENT).run();
         String after = BenchCommand.estimate(points, results);

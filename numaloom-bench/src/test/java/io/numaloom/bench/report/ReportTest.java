@@ -43,7 +43,7 @@ class ReportTest {
             throw new PointExecutor.PointFailedException("boom <at> " + point.key(), null);
         }
         double t = 5 + point.threads() * (1 + point.lock().length() % 3);
-        return new PointExecutor.Measurement(List.of(t, t * 1.05, t * 0.95),
+        return new PointExecutor.Measurement(List.of(List.of(t, t * 1.05, t * 0.95)),
                 List.of(new ForkReport(1, 1000, List.of(0.99), List.of(0.9), null, 999, 600, "test placement", "test", "2 cpus", null, null, null, null)));
     };
 
