@@ -134,6 +134,27 @@ class VnaLockContendedPathTest {
     }
 
     /**
+     * The heir's spin budget: a spin that lost a free lock to a barger doubles it, a spin during
+     * which the lock stayed held halves it, within bounds; a thread that may not spin never does.
+     */
+    @Test
+    void aHeirSpinsLongerAfterLosingToABargerAndShorterAfterTheLockStayedHeld() {
+        assertEquals(2 * VnaLock.HEIR_SPINS + 1, VnaLock.nextHeirSpins(VnaLock.HEIR_SPINS, false, true));
+        assertEquals(VnaLock.HEIR_SPINS / 2, VnaLock.nextHeirSpins(VnaLock.HEIR_SPINS, true, true));
+        int spins = VnaLock.HEIR_SPINS;
+        for (int i = 0; i < 32; i++) {
+            spins = VnaLock.nextHeirSpins(spins, false, true);
+        }
+        assertEquals(VnaLock.MAX_HEIR_SPINS, spins, "the budget grows to its cap and stays there");
+        for (int i = 0; i < 32; i++) {
+            spins = VnaLock.nextHeirSpins(spins, true, true);
+        }
+        assertEquals(VnaLock.MIN_HEIR_SPINS, spins, "the budget shrinks to its floor, never to zero");
+        assertEquals(0, VnaLock.nextHeirSpins(VnaLock.MIN_HEIR_SPINS, true, false), "one carrier: no spin");
+        assertEquals(0, VnaLock.nextHeirSpins(0, false, false), "one carrier: no spin");
+    }
+
+    /**
      * A heir kept waiting longer than {@link VnaLock#PATIENCE_NANOS} reserves the lock: once
      * released, the lock is free but nobody else may take it, not even by tryLock, and the heir
      * gets it.
