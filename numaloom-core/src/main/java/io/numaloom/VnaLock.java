@@ -124,8 +124,8 @@ import java.util.function.IntSupplier;
  * spin would only take a CPU, or a carrier, that the owner may need to finish (see
  * {@link #nextHeirSpins}). While it spins, the heir polls the lock word with exponential
  * backoff and defers to a running owner: it takes a free lock only if the lock is still free a
- * moment later ({@link #HEIR_DEFERENCE} pauses). An owner that runs one short critical section after
- * another thus keeps the lock, and the data it guards, in its own core's cache, instead of
+ * moment later ({@link #HEIR_DEFERENCE} pauses). An owner that runs one short critical section
+ * after another thus keeps the lock, and the data it guards, in its own core's cache, instead of
  * having its cache line taken at every poll and the lock moved to another core in the gap
  * between two of its critical sections. Once its <em>deadline</em> has passed, it sets
  * {@link #RESERVED} on the held lock. The deadline is {@link #PATIENCE_NANOS} after it was
