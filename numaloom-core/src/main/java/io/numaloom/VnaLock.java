@@ -766,8 +766,12 @@ public class VnaLock extends ConditionLock implements Lock {
      * or carrier it needs. Measured on 2 cores, 8 virtual threads, a critical section of about
      * 2.5 microseconds with a yield inside: halving raised VNA from 0.90 to 0.97 of
      * {@code ReentrantLock}'s throughput, in 8 alternating runs. With 100 tokens and no yield it
-     * lowered VNA from 1.14 to 1.09, and left RandBash on platform threads unchanged. A thread
-     * that may not spin (one carrier or one CPU) keeps a budget of 0.
+     * lowered VNA from 1.14 to 1.09 (1.19 to 1.10 in 4 more runs; 1.12 to 1.08 on 32 virtual
+     * threads): some spins poll only while a barging owner holds the lock. Halving only when the
+     * owner also released fewer than once per {@link #MAX_POLL_GAP} pauses of the spin did not
+     * win that back, and sparing platform heirs the halving made no difference on platform
+     * threads beyond the noise (4 and 8 alternating runs). A thread that may not spin (one carrier or one CPU) keeps a
+     * budget of 0.
      */
     static int nextHeirSpins(int spins, boolean lockStayedHeld, boolean maySpin) {
         if (!maySpin) {
