@@ -770,8 +770,8 @@ public class VnaLock extends ConditionLock implements Lock {
      * threads): some spins poll only while a barging owner holds the lock. Halving only when the
      * owner also released fewer than once per {@link #MAX_POLL_GAP} pauses of the spin did not
      * win that back, and sparing platform heirs the halving made no difference on platform
-     * threads beyond the noise (4 and 8 alternating runs). A thread that may not spin (one carrier or one CPU) keeps a
-     * budget of 0.
+     * threads beyond the noise (4 and 8 alternating runs). A thread that may not spin (one
+     * carrier or one CPU) keeps a budget of 0.
      */
     static int nextHeirSpins(int spins, boolean lockStayedHeld, boolean maySpin) {
         if (!maySpin) {
