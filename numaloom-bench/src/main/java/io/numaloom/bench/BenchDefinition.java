@@ -59,7 +59,15 @@ public record BenchDefinition(int index, String id, WorkloadKind kind, String ti
         }
     }
 
-    /** The JVM arguments of this bench's measured JVMs, besides JMH's own. */
+    /**
+     * Whether the measured JVMs start from an ahead-of-time class cache ({@link AotCache}; the {@code startupCache}
+     * field). Their arguments then end with {@code -XX:AOTCache=} and the cache's file.
+     */
+    public boolean startupCache() {
+        return payload.path("startupCache").asBoolean(true);
+    }
+
+    /** The JVM arguments of this bench's measured JVMs, besides JMH's own (and the class cache's). */
     public List<String> measuredJvmArgs() {
         List<String> args = new java.util.ArrayList<>();
         args.add("--enable-native-access=ALL-UNNAMED");

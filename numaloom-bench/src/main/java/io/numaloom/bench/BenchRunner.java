@@ -52,6 +52,14 @@ public final class BenchRunner {
     /** Held (an OS file lock) while a run writes the directory, so that two runs never mix their rows. */
     static final String LOCK_FILE = ".lock";
 
+    /**
+     * Where the measured JVMs' class caches of a run in {@code out} go ({@link AotCache}): inside the run's work
+     * directory, which the run deletes when it ends.
+     */
+    public static Path aotCacheDir(Path out) {
+        return out.resolve("work").resolve("aot-cache");
+    }
+
     /** What a run tells its user while it goes. */
     public interface Listener {
         /** Before the first point. */
@@ -250,7 +258,7 @@ public final class BenchRunner {
             return doneRows(points, store); // abandon() reports and cleans up
         }
         writeRunFile(started, Instant.now(), points.size());
-        deleteIfEmpty(out.resolve("work"));
+        deleteRecursively(out.resolve("work")); // each point removed its own; what is left is the class caches
         renderReport();
         return doneRows(points, store);
     }
@@ -372,16 +380,6 @@ public final class BenchRunner {
 
     private static double seconds(long t0) {
         return (System.nanoTime() - t0) / 1e9;
-    }
-
-    private static void deleteIfEmpty(Path dir) throws IOException {
-        if (Files.isDirectory(dir)) {
-            try (Stream<Path> entries = Files.list(dir)) {
-                if (entries.findAny().isEmpty()) {
-                    Files.delete(dir);
-                }
-            }
-        }
     }
 
     static void deleteRecursively(Path dir) throws IOException {

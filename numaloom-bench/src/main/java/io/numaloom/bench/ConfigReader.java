@@ -76,6 +76,9 @@ public final class ConfigReader {
             Field.boolField("diagnostics", false, "count VnaLock's contended-path events (io.numaloom.LockDiagnostics: slow paths, "
                     + "parks, wake-ups, queued acquisitions, reservations, yields) and report them per operation; costs the contended path a "
                     + "counter increment per event"),
+            Field.boolField("startupCache", true, "start the measured JVMs from an ahead-of-time class cache (JEP 483) made by one "
+                    + "training JVM per distinct argument list: a shorter start per point; it holds loaded and linked classes, no profiles "
+                    + "or compiled code, so the measured rounds are unchanged"),
             Field.stringsField("jvmArgs", List.of("-XX:+UseParallelGC", "-Xms1g", "-Xmx1g"), "extra arguments of the measured JVMs"),
             Field.intField("timeoutSeconds", 1, 600, "the longest one round may take before the point fails"));
 

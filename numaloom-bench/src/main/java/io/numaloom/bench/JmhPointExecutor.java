@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
 /**
  * Measures a point with JMH, driven through its API: {@link PointBenchmark} with the point as its parameter,
  * the bench's forks, warm-up and measured rounds, and the measured JVMs' arguments
- * ({@link BenchDefinition#measuredJvmArgs()}). JMH's human-readable output goes to the point's log file.
+ * ({@link BenchDefinition#measuredJvmArgs()}), started from a class cache where the bench asks for one
+ * ({@link AotCache}). JMH's human-readable output goes to the point's log file.
  *
  * <p>JMH refuses to run while another JMH run on the machine holds its lock file
  * ({@code java.io.tmpdir/jmh.lock}), which keeps measurements from overlapping; this executor then waits,
@@ -37,10 +38,25 @@ public final class JmhPointExecutor implements PointExecutor {
     static final int LOCK_WAIT_SECONDS = 600;
 
     private final Consumer<String> notices;
+    private final AotCache aotCache;
 
-    /** @param notices where to say that the run waits for another JMH run */
+    /**
+     * An executor whose measured JVMs start without a class cache.
+     *
+     * @param notices where to say that the run waits for another JMH run
+     */
     public JmhPointExecutor(Consumer<String> notices) {
+        this(notices, null);
+    }
+
+    /**
+     * @param notices  where to say that the run waits for another JMH run, or that a class cache could not be made
+     * @param aotCache where the measured JVMs' class caches go ({@link AotCache}, for the benches with
+     *                 {@code startupCache}); null for none
+     */
+    public JmhPointExecutor(Consumer<String> notices, Path aotCache) {
         this.notices = notices;
+        this.aotCache = aotCache == null ? null : AotCache.forForksOfThisJvm(aotCache, notices);
     }
 
     /** Every CPU busy, as during a contended point, for {@link MachineStalls#PROBE}. */
@@ -52,24 +68,11 @@ public final class JmhPointExecutor implements PointExecutor {
     @Override
     public Measurement measure(Point point, Path workDir, Path logFile) throws PointFailedException, InterruptedException {
         BenchDefinition b = point.bench();
-        Options options = new OptionsBuilder()
-                .include("^" + PointBenchmark.class.getName().replace(".", "\\.") + "\\.round$")
-                .param("point", point.spec(workDir.toAbsolutePath().toString()).encode())
-                .mode(Mode.SingleShotTime)
-                .timeUnit(TimeUnit.MILLISECONDS)
-                .warmupIterations(b.warmupIterations())
-                .warmupBatchSize(1)
-                .measurementIterations(b.measurementIterations())
-                .measurementBatchSize(1)
-                .forks(b.forks())
-                .threads(1)
-                .jvmArgs(b.measuredJvmArgs().toArray(String[]::new))
-                .timeout(TimeValue.seconds(b.timeoutSeconds() + 60L))
-                .shouldFailOnError(true)
-                .shouldDoGC(false)
-                .verbosity(VerboseMode.NORMAL)
-                .output(logFile.toAbsolutePath().toString())
-                .build();
+        List<String> jvmArgs = b.measuredJvmArgs();
+        if (aotCache != null && b.startupCache()) {
+            jvmArgs = aotCache.jvmArgs(jvmArgs, (recordArgs, trainingLog) -> train(point, workDir, recordArgs, trainingLog));
+        }
+        Options options = options(point, workDir, logFile, jvmArgs, b.warmupIterations(), b.measurementIterations(), b.forks());
         Collection<RunResult> results = runWaitingForLock(options, logFile);
         List<List<Double>> times = new ArrayList<>();
         for (RunResult run : results) {
@@ -86,6 +89,38 @@ public final class JmhPointExecutor implements PointExecutor {
         } catch (IOException e) {
             throw new PointFailedException("cannot read the forks' reports in " + workDir + ": " + e, e);
         }
+    }
+
+    /** One unmeasured round of the point in one JVM of {@code jvmArgs}, which records the classes it loads. */
+    private void train(Point point, Path workDir, List<String> jvmArgs, Path log) throws Exception {
+        Path trainingWork = Files.createDirectories(workDir.resolve("aot-training"));
+        try {
+            runWaitingForLock(options(point, trainingWork, log, jvmArgs, 0, 1, 1), log);
+        } finally {
+            BenchRunner.deleteRecursively(trainingWork);
+        }
+    }
+
+    private static Options options(Point point, Path workDir, Path logFile, List<String> jvmArgs,
+                                   int warmupIterations, int measurementIterations, int forks) {
+        return new OptionsBuilder()
+                .include("^" + PointBenchmark.class.getName().replace(".", "\\.") + "\\.round$")
+                .param("point", point.spec(workDir.toAbsolutePath().toString()).encode())
+                .mode(Mode.SingleShotTime)
+                .timeUnit(TimeUnit.MILLISECONDS)
+                .warmupIterations(warmupIterations)
+                .warmupBatchSize(1)
+                .measurementIterations(measurementIterations)
+                .measurementBatchSize(1)
+                .forks(forks)
+                .threads(1)
+                .jvmArgs(jvmArgs.toArray(String[]::new))
+                .timeout(TimeValue.seconds(point.bench().timeoutSeconds() + 60L))
+                .shouldFailOnError(true)
+                .shouldDoGC(false)
+                .verbosity(VerboseMode.NORMAL)
+                .output(logFile.toAbsolutePath().toString())
+                .build();
     }
 
     private Collection<RunResult> runWaitingForLock(Options options, Path logFile)

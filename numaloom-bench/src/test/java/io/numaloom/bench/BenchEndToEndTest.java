@@ -29,13 +29,13 @@ class BenchEndToEndTest {
                     "jvmArgs": ["-Xmx256m"], "timeoutSeconds": 60,
                     "locks": [ { "name": "UNFAIR_REENTRANT" }, { "name": "SYNCHRONIZED" } ] } },
                   { "name": "sync", "id": "e2e-sync", "payload": { "actionsCount": 1000, "depth": 2,
-                    "warmupIterations": 0, "measurementIterations": 1, "locks": [ { "name": "FAIR_REENTRANT" } ] } },
+                    "warmupIterations": 0, "measurementIterations": 1, "startupCache": false, "locks": [ { "name": "FAIR_REENTRANT" } ] } },
                   { "name": "keyed", "id": "e2e-keyed", "payload": { "actionsCount": 20000, "keys": 5000, "threads": [2],
-                    "warmupIterations": 0, "measurementIterations": 1,
+                    "warmupIterations": 0, "measurementIterations": 1, "startupCache": false,
                     "locks": [ { "name": "KEYED_LOCK" }, { "name": "CHM_REENTRANT" } ] } } ] }
                 """, "e2e.json", Runtime.getRuntime().availableProcessors(), ConfigReader.lockNames());
         List<String> notices = new java.util.ArrayList<>();
-        List<PointResult> rows = new BenchRunner(config, out, false, new JmhPointExecutor(notices::add),
+        List<PointResult> rows = new BenchRunner(config, out, false, new JmhPointExecutor(notices::add, BenchRunner.aotCacheDir(out)),
                 TestListeners.onNotice(notices::add)).run();
         assertEquals(7, rows.size());
         MachineStalls stalls = io.numaloom.bench.report.MachineInfo.readFrom(out).stalls();
@@ -69,6 +69,16 @@ class BenchEndToEndTest {
         }
         String html = Files.readString(out.resolve(Report.INDEX));
         assertTrue(html.contains("id=\"e2e\"") && html.contains("id=\"e2e-sync\"") && html.contains("end-to-end test"));
-        assertTrue(!Files.exists(out.resolve("work")), "the side files were cleaned up");
+        assertTrue(!Files.exists(out.resolve("work")), "the side files and the class cache were cleaned up");
+
+        // The first bench asks for a class cache; under the test runner the class path is directories, which a cache
+        // cannot hold, so the run says so once and measures as usual (AotCacheTest makes and uses a real one).
+        assertEquals(1, notices.stream().filter(n -> n.contains("without a class cache (the class path holds directories")).count(),
+                notices.toString());
+        for (PointResult r : rows) {
+            String log = Files.readString(out.resolve("logs").resolve(r.key().replace('/', '_') + ".log"));
+            assertTrue(!log.contains("-XX:AOT") && !log.contains("[error]") && !log.contains("[warning]"),
+                    r.key() + " logged a JVM complaint:\n" + log);
+        }
     }
 }

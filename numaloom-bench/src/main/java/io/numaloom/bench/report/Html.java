@@ -144,7 +144,9 @@ final class Html {
                 .append(" ns").append(b.topology().isEmpty() ? "" : ", topology " + esc(b.topology()))
                 .append(". JMH: ").append(b.forks()).append(" fork(s) × (").append(b.warmupIterations()).append(" warm-up + ")
                 .append(b.measurementIterations()).append(" measured rounds).<br>Measured JVM flags: <code>")
-                .append(esc(String.join(" ", b.measuredJvmArgs()))).append("</code></p>\n");
+                .append(esc(String.join(" ", b.measuredJvmArgs()))).append("</code>")
+                .append(b.startupCache() ? " and the run's class cache (<code>-XX:AOTCache</code>, loaded and linked classes only)" : "")
+                .append("</p>\n");
         if (s.plotted()) {
             h.append("<p><img src=\"").append(esc(b.id())).append(".png\" alt=\"").append(esc(b.title()))
                     .append("\"><br><a href=\"").append(esc(b.id())).append(".svg\">SVG</a></p>\n");
