@@ -117,11 +117,16 @@ import java.util.function.IntSupplier;
  * <p><b>Competitive handoff, bounded in time.</b> Newcomers may barge: take a free lock by CAS
  * ahead of the heir. That keeps running threads running, which is where the throughput of an
  * unfair lock comes from, since waking a parked thread costs microseconds. The heir spins
- * briefly, then parks. A spin that saw the lock free but lost it to a barger doubles the next
- * spin budget (up to {@link #MAX_HEIR_SPINS}), so a heir that keeps losing to bargers costs its
- * waker fewer unparks; a spin during which the lock stayed held halves it (down to
- * {@link #MIN_HEIR_SPINS}): the owner is in a long critical section or not running, and a longer
- * spin would only take a CPU, or a carrier, that the owner may need to finish (see
+ * briefly. A spin that saw the lock free but lost it to a barger means the owner is running
+ * and takes the lock back between its critical sections: the heir then <em>naps</em>, a timed
+ * park of {@link #HEIR_NAP_NANOS} (100 µs) that no release ends, and spins again, until its
+ * deadline (below) ({@link #napAfterLosing}). Meanwhile the owner keeps the lock's cache line
+ * and the heir's core, or carrier, is free for other threads. Otherwise the heir announces a
+ * park and parks until a release wakes it. A spin that lost to a barger past the deadline
+ * doubles the next spin budget (up to {@link #MAX_HEIR_SPINS}), so a heir that keeps losing to
+ * bargers costs its waker fewer unparks; a spin during which the lock stayed held halves it
+ * (down to {@link #MIN_HEIR_SPINS}): the owner is in a long critical section or not running,
+ * and a longer spin would only take a CPU, or a carrier, that the owner may need to finish (see
  * {@link #nextHeirSpins}). While it spins, the heir polls the lock word with exponential
  * backoff and defers to a running owner: it takes a free lock only if the lock is still free a
  * moment later ({@link #HEIR_DEFERENCE} pauses). An owner that runs one short critical section
@@ -254,6 +259,14 @@ public class VnaLock extends ConditionLock implements Lock {
      * waiter, round-robin, gets its turn.
      */
     public static final long TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /**
+     * How long a heir naps after a spin that saw the lock free but lost it to a barger, before it
+     * spins again (see {@link #napAfterLosing}): 100 microseconds, a few hundred short critical
+     * sections of an owner that barges, and the longest a lock its owner has left stays free
+     * while its heir naps and no other thread comes.
+     */
+    static final long HEIR_NAP_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
 
     /** The heir's first park timeout; it doubles on each timed-out park. */
     static final long HEIR_PARK_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -665,6 +678,12 @@ public class VnaLock extends ConditionLock implements Lock {
                     return interrupted ? INTERRUPTED_BUT_CONTINUE : PROCEED;
                 }
                 lockStayedHeld = spin == SPIN_HELD;
+                if (spin == SPIN_LOST && !(interrupted && interruptible) && napAfterLosing(q, timed, deadline)) {
+                    if (Thread.interrupted()) {
+                        interrupted = true;
+                    }
+                    continue;
+                }
                 reserveIfOverdue(q);
                 QNode.PARKED.setVolatile(q, true);
                 if (tryAcquireAsHeir(me, q)) {
@@ -755,6 +774,30 @@ public class VnaLock extends ConditionLock implements Lock {
     static final int SPIN_ACQUIRED = 0;
     static final int SPIN_LOST = 1;
     static final int SPIN_HELD = 2;
+
+    /**
+     * A heir whose spin saw the lock free and lost it to a barger naps: a timed park of
+     * {@link #HEIR_NAP_NANOS}, or until its deadline or the caller's if sooner, that it does not
+     * announce, so no release wakes it. The owner is running and takes the lock back between its
+     * critical sections; the heir could only win in one of those gaps, and meanwhile its polls
+     * take the lock's cache line from the owner and its spin a core, or a carrier, from every
+     * other thread. Its deadline still bounds the wait: once it has passed the heir does not nap
+     * but reserves.
+     *
+     * @return whether it napped ({@code false} once the deadline, or the caller's, has passed)
+     */
+    private boolean napAfterLosing(QNode q, boolean timed, long deadline) {
+        long now = System.nanoTime();
+        long nap = Math.min(HEIR_NAP_NANOS, q.untilDeadline(now));
+        if (timed) {
+            nap = Math.min(nap, deadline - now);
+        }
+        if (nap <= 0L) {
+            return false;
+        }
+        park(q, nap);
+        return true;
+    }
 
     /**
      * The heir's spin budget after a wake-up that did not give it the lock. A spin that saw the
@@ -1123,7 +1166,12 @@ public class VnaLock extends ConditionLock implements Lock {
             DEADLINE.setOpaque(this, starving - patient < 0 ? starving : patient);
         }
 
-        /** Whether this heir's deadline has passed at {@code now} (nanoTime). */
+        /** Nanoseconds from {@code now} (nanoTime) to this heir's deadline; negative once it has passed. */
+        long untilDeadline(long now) {
+            return (long) DEADLINE.getOpaque(this) - now;
+        }
+
+                /** Whether this heir's deadline has passed at {@code now} (nanoTime). */
         boolean overdue(long now) {
             return now - (long) DEADLINE.getOpaque(this) >= 0;
         }
