@@ -120,7 +120,7 @@ import java.util.function.IntSupplier;
  * briefly. A spin that saw the lock free but lost it to a barger means the owner is running
  * and takes the lock back between its critical sections: the heir then <em>naps</em>, a timed
  * park of {@link #HEIR_NAP_NANOS} (100 µs) that no release ends, and spins again, until its
- * deadline (below) ({@link #napAfterLosing}). Meanwhile the owner keeps the lock's cache line
+ * deadline (below; see {@link #napAfterLosing}). Meanwhile the owner keeps the lock's cache line
  * and the heir's core, or carrier, is free for other threads. Otherwise the heir announces a
  * park and parks until a release wakes it. A spin that lost to a barger past the deadline
  * doubles the next spin budget (up to {@link #MAX_HEIR_SPINS}), so a heir that keeps losing to
@@ -803,6 +803,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * The heir's spin budget after a wake-up that did not give it the lock. A spin that saw the
      * lock free and lost it to a barger doubles the budget, up to {@link #MAX_HEIR_SPINS}: the
      * lock changes hands often, and a heir that spins longer parks, and is unparked, less often.
+     * (Before its deadline such a heir naps instead and keeps its budget: {@link #napAfterLosing}.)
      * A spin during which the lock stayed held halves it, down to {@link #MIN_HEIR_SPINS}: the
      * owner is in a long critical section, or is not running (a virtual owner that yields inside
      * its critical section waits for a free carrier), and spinning longer would only take the CPU
@@ -1171,7 +1172,7 @@ public class VnaLock extends ConditionLock implements Lock {
             return (long) DEADLINE.getOpaque(this) - now;
         }
 
-                /** Whether this heir's deadline has passed at {@code now} (nanoTime). */
+        /** Whether this heir's deadline has passed at {@code now} (nanoTime). */
         boolean overdue(long now) {
             return now - (long) DEADLINE.getOpaque(this) >= 0;
         }
