@@ -85,15 +85,9 @@ final class AotCache {
             return jvmArgs;
         }
         String key = key(jvmArgs);
-        if (!failed.contains(key) && !directories.isEmpty()) {
-            failed.add(key);
-            failed("the class path holds directories, which a class cache cannot hold: " + String.join(", ", directories));
-        }
         Path cache = dir.resolve(key + ".aot");
-        if (!Files.isRegularFile(cache) && !failed.contains(key) && !make(jvmArgs, key, cache, training)) {
+        if (!Files.isRegularFile(cache) && (failed.contains(key) || !make(jvmArgs, key, cache, training))) {
             failed.add(key);
-        }
-        if (failed.contains(key)) {
             return jvmArgs;
         }
         List<String> args = new ArrayList<>(jvmArgs);
@@ -107,7 +101,11 @@ final class AotCache {
                 || a.startsWith("-Xshare") || a.endsWith("AutoCreateSharedArchive") || a.startsWith("-XX:ArchiveClassesAtExit"));
     }
 
+    /** Trains and writes the cache of these arguments; false (and one notice) if it cannot be made. */
     private boolean make(List<String> jvmArgs, String key, Path cache, Training training) throws InterruptedException {
+        if (!directories.isEmpty()) {
+            return cannotMake("the class path holds directories, which a class cache cannot hold: " + String.join(", ", directories));
+        }
         Path configuration = dir.resolve(key + ".aotconf");
         Path trainingLog = dir.resolve(key + "-training.log");
         Path createLog = dir.resolve(key + "-create.log");
@@ -119,11 +117,11 @@ final class AotCache {
             record.add("-XX:AOTConfiguration=" + configuration.toAbsolutePath());
             training.run(List.copyOf(record), trainingLog);
             if (!Files.isRegularFile(configuration)) {
-                return failed("the training JVM wrote no " + configuration.getFileName() + " (log: " + trainingLog + ")");
+                return cannotMake("the training JVM wrote no " + configuration.getFileName() + " (log: " + trainingLog + ")");
             }
             int exit = create(jvmArgs, configuration, cache, createLog);
             if (exit != 0 || !Files.isRegularFile(cache)) {
-                return failed("writing it " + (exit < 0 ? "took over " + CREATE_TIMEOUT_SECONDS + " s" : "failed, exit code " + exit)
+                return cannotMake("writing it " + (exit < 0 ? "took over " + CREATE_TIMEOUT_SECONDS + " s" : "failed, exit code " + exit)
                         + " (log: " + createLog + ")");
             }
             Files.deleteIfExists(configuration);
@@ -131,7 +129,7 @@ final class AotCache {
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) {
-            return failed(e.getMessage() != null ? e.getMessage().lines().findFirst().orElse("") : e.toString());
+            return cannotMake(e.getMessage() != null ? e.getMessage().lines().findFirst().orElse("") : e.toString());
         }
     }
 
@@ -160,7 +158,7 @@ final class AotCache {
         }
     }
 
-    private boolean failed(String why) {
+    private boolean cannotMake(String why) {
         notices.accept("measured JVMs start without a class cache (" + why + "); their points are measured as usual, "
                 + "only their JVMs start slower");
         return false;
