@@ -371,11 +371,15 @@ public final class KeyedLock<K> {
                 if (!r.tryPin()) {
                     return null; // being unbound: the bucket lock will tell
                 }
-                if (r.isBoundTo(this, key)) {
-                    return r;
+                boolean bound = false;
+                try {
+                    bound = r.isBoundTo(this, key); // the key's equals, which may throw
+                } finally {
+                    if (!bound) {
+                        unpin(r); // rebound between our read and our pin, or equals threw
+                    }
                 }
-                unpin(r); // rebound between our read and our pin
-                return null;
+                return bound ? r : null;
             }
         }
         return null;

@@ -111,6 +111,60 @@ class KeyedLockTest {
         assertEquals(0, locks.activeKeys(), "a failed call left a record behind");
     }
 
+    /**
+     * A key whose {@code equals} answers {@code answersBeforeThrowing} times and then throws: a
+     * stand-in for an {@code equals} that fails now and then (a lazily loaded field, a broken
+     * proxy). Its hash collides with every other such key.
+     */
+    static final class FlakyKey {
+        final int id;
+        final java.util.concurrent.atomic.AtomicInteger answersLeft;
+
+        FlakyKey(int id, int answersBeforeThrowing) {
+            this.id = id;
+            this.answersLeft = new java.util.concurrent.atomic.AtomicInteger(answersBeforeThrowing);
+        }
+
+        @Override public int hashCode() { return 42; }
+
+        @Override public boolean equals(Object o) {
+            if (answersLeft.getAndDecrement() <= 0) {
+                throw new IllegalStateException("equals failed");
+            }
+            return o instanceof FlakyKey k && k.id == id;
+        }
+    }
+
+    @Test
+    void aKeyWhoseEqualsThrowsReachesTheCallerAndLeavesNothingBehind() throws Exception {
+        KeyedLock<FlakyKey> locks = new KeyedLock<>();
+        FlakyKey held = new FlakyKey(1, Integer.MAX_VALUE);
+        locks.lock(held);
+        for (int i = 0; i < 1_000; i++) {
+            // The lock-free lookup finds the record of an equal key, pins it, and re-checks the binding
+            // with equals, which throws this time: the pin must be dropped on the way out.
+            FlakyKey lookup = new FlakyKey(1, 1);
+            switch (i % 3) {
+                case 0 -> assertThrows(IllegalStateException.class, () -> locks.tryLock(lookup));
+                case 1 -> assertThrows(IllegalStateException.class, () -> locks.lock(lookup));
+                default -> assertThrows(IllegalStateException.class, () -> locks.tryLock(lookup, 1, TimeUnit.SECONDS));
+            }
+        }
+        assertTrue(locks.isHeldByCurrentThread(held), "the holder lost its lock");
+        assertEquals(1, locks.activeKeys());
+        locks.unlock(held);
+        assertFalse(locks.isLocked(held));
+        assertEquals(0, locks.activeKeys(), "a lookup whose equals threw kept a record bound");
+        boolean[] got = new boolean[1];
+        Thread t = Thread.ofPlatform().start(() -> {
+            got[0] = locks.tryLock(new FlakyKey(1, Integer.MAX_VALUE));
+            locks.unlock(new FlakyKey(1, Integer.MAX_VALUE));
+        });
+        t.join();
+        assertTrue(got[0], "the key is no longer free for another thread");
+        assertEquals(0, locks.activeKeys());
+    }
+
     @Test
     void aFailingActionReleasesTheKey() {
         KeyedLock<String> locks = new KeyedLock<>();
