@@ -114,7 +114,7 @@ final class VnaCondition implements Condition {
         }
         Waiter w = enqueue("awaitUntil");
         ConditionAwaitEvent event = ConditionAwaitEvent.beginIfEnabled(lock,
-                Math.max(0L, deadlineMillis - System.currentTimeMillis()) * 1_000_000L);
+                untilDeadlineNanos(deadlineMillis, System.currentTimeMillis()));
         int saved = lock.releaseFully("awaitUntil on");
         int mode = NORMAL;
         boolean timedOut = false;
@@ -130,6 +130,19 @@ final class VnaCondition implements Condition {
             mode = checkInterrupt(w, mode);
         }
         return !finish(w, saved, mode, timedOut, event);
+    }
+
+    /**
+     * The time from {@code nowMillis} to {@code deadlineMillis} in nanoseconds: 0 if the deadline
+     * has passed, {@code Long.MAX_VALUE} (an untimed wait's "forever") if it is too far to count
+     * in nanoseconds, as {@code new Date(Long.MAX_VALUE)} is.
+     */
+    static long untilDeadlineNanos(long deadlineMillis, long nowMillis) {
+        if (deadlineMillis <= nowMillis) {
+            return 0L;
+        }
+        long millis = deadlineMillis - nowMillis;
+        return millis < 0L ? Long.MAX_VALUE : TimeUnit.MILLISECONDS.toNanos(millis); // toNanos saturates
     }
 
     /** Returns true when the wait timed out; {@code nanos} must not be negative. */

@@ -136,6 +136,46 @@ class LockEventsTest {
     }
 
     @Test
+    void anAwaitUntilTheEndOfTimeRecordsAnInfiniteTimeoutNotAnOverflow(@TempDir Path dir) throws Exception {
+        VnaLock lock = new VnaLock();
+        Condition ready = lock.newCondition();
+        boolean[] result = new boolean[1];
+        List<RecordedEvent> events = record(dir, ConditionAwaitEvent.NAME, () -> {
+            Thread waiter = start(true, () -> {
+                lock.lock();
+                try {
+                    result[0] = ready.awaitUntil(new java.util.Date(Long.MAX_VALUE));
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                } finally {
+                    lock.unlock();
+                }
+            });
+            awaitParked(waiter);
+            lock.lock();
+            try {
+                ready.signal();
+            } finally {
+                lock.unlock();
+            }
+            waiter.join();
+        });
+        assertTrue(result[0], "the await was signalled, not timed out");
+        assertEquals(1, events.size(), events.toString());
+        assertEquals(Long.MAX_VALUE, events.getFirst().getLong("timeout"), "saturated, as an untimed await's");
+    }
+
+    @Test
+    void theDeadlineOfAwaitUntilIsCountedInNanosecondsWithoutOverflow() {
+        assertEquals(Long.MAX_VALUE, VnaCondition.untilDeadlineNanos(Long.MAX_VALUE, 1_700_000_000_000L));
+        assertEquals(Long.MAX_VALUE, VnaCondition.untilDeadlineNanos(Long.MAX_VALUE, -5L));
+        assertEquals(1_500_000_000L, VnaCondition.untilDeadlineNanos(1_700_000_001_500L, 1_700_000_000_000L));
+        assertEquals(0L, VnaCondition.untilDeadlineNanos(1_700_000_000_000L, 1_700_000_000_000L));
+        assertEquals(0L, VnaCondition.untilDeadlineNanos(Long.MIN_VALUE, 1_700_000_000_000L));
+        assertEquals(0L, VnaCondition.untilDeadlineNanos(0L, 1_700_000_000_000L));
+    }
+
+    @Test
     void theDefaultThresholdIsJavaMonitorEntersTwentyMilliseconds() {
         for (Class<? extends jdk.jfr.Event> c : List.of(LockContendedEvent.class, ConditionAwaitEvent.class)) {
             EventType type = EventType.getEventType(c);
