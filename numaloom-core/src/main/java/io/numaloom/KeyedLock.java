@@ -508,8 +508,8 @@ public final class KeyedLock<K> {
         }
     }
 
-    /** The record bound to key now, unpinned, or null: for monitoring only. */
-    private Record boundRecord(Object key) {
+    /** The record bound to key now, unpinned, or null: for monitoring (and tests) only. */
+    Record boundRecord(Object key) {
         Objects.requireNonNull(key, "key");
         int h = spread(key.hashCode());
         for (;;) {

@@ -28,6 +28,7 @@ public final class LockDiagnostics {
     private static final LongAdder UNPARKS = new LongAdder();
     private static final LongAdder RESERVATIONS = new LongAdder();
     private static final LongAdder YIELDS = new LongAdder();
+    private static final LongAdder LAPSES = new LongAdder();
 
     private LockDiagnostics() {}
 
@@ -39,7 +40,7 @@ public final class LockDiagnostics {
     /** The counts so far, summed over every {@link VnaLock}; all zero when counting is off. */
     public static Counts snapshot() {
         return new Counts(SLOW_PATHS.sum(), QUEUED_ACQUISITIONS.sum(), PARKS.sum(), UNPARKS.sum(), RESERVATIONS.sum(),
-                YIELDS.sum());
+                YIELDS.sum(), LAPSES.sum());
     }
 
     /**
@@ -51,24 +52,26 @@ public final class LockDiagnostics {
      * @param unparks             wake-ups sent to waiters (designations and wakes of a parked heir)
      * @param reservations        times a heir past its deadline ({@link VnaLock#PATIENCE_NANOS} as heir, or
      *                            {@link VnaLock#STARVATION_NANOS} since it queued) reserved the lock
-     * @param yields              times a thread that released the lock yielded to an overdue heir that had not
-     *                            reserved it
+     * @param yields              times a thread that released the lock yielded to an overdue heir: one that had
+     *                            not reserved it, or one that had reserved it and that the release woke
+     * @param lapses              times {@code tryLock()} took a lock that no thread held but a heir had reserved
+     *                            and not taken for {@link VnaLock#RESERVATION_GRACE_NANOS}
      */
     public record Counts(long slowPaths, long queuedAcquisitions, long parks, long unparks, long reservations,
-                         long yields) {
+                         long yields, long lapses) {
 
         /** The counts from {@code earlier} to this snapshot. */
         public Counts minus(Counts earlier) {
             return new Counts(slowPaths - earlier.slowPaths, queuedAcquisitions - earlier.queuedAcquisitions,
                     parks - earlier.parks, unparks - earlier.unparks, reservations - earlier.reservations,
-                    yields - earlier.yields);
+                    yields - earlier.yields, lapses - earlier.lapses);
         }
 
         /** The sum of two snapshots' counts. */
         public Counts plus(Counts other) {
             return new Counts(slowPaths + other.slowPaths, queuedAcquisitions + other.queuedAcquisitions,
                     parks + other.parks, unparks + other.unparks, reservations + other.reservations,
-                    yields + other.yields);
+                    yields + other.yields, lapses + other.lapses);
         }
     }
 
@@ -105,6 +108,12 @@ public final class LockDiagnostics {
     static void yieldToHeir() {
         if (ENABLED) {
             YIELDS.increment();
+        }
+    }
+
+    static void lapsedReservation() {
+        if (ENABLED) {
+            LAPSES.increment();
         }
     }
 }

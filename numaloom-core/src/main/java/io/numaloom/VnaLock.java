@@ -67,7 +67,9 @@ import java.util.function.IntSupplier;
  *     {@link Lock} contract allows.
  * </ul>
  * {@link #tryLock()} acquires a free lock even when other threads wait, as {@code ReentrantLock}
- * does, except while a starving waiter has reserved it.
+ * does, except while a starving waiter has reserved it: then it fails, for at most
+ * {@link #RESERVATION_GRACE_NANOS} (250 µs) of a reservation that its waiter does not take
+ * because it is not running, after which {@code tryLock()} takes the lock.
  *
  * <p>The algorithm is the VNA lock of Kovalev, Koval et al., "NUMA-aware lock for Java
  * Lightweight Threads" (a global flag taken by compare-and-set plus one MCS queue per NUMA
@@ -142,7 +144,21 @@ import java.util.function.IntSupplier;
  * given to a parked thread, so a convoy (a wake-up on the critical path) costs at most one
  * wake-up per reservation, not one every few acquisitions. A heir reserves before it spins, so
  * that it is polling when the owner releases: the wake-up is paid only when the critical
- * section outlasts the spin. A heir that gives up clears its reservation before it leaves.
+ * section outlasts the spin. A heir that gives up clears its reservation before it leaves, and so
+ * does a node that reserved while a slow designator had installed it for a moment in a wait it
+ * had not picked, if no live heir remains to take the reservation.
+ *
+ * <p><b>A reservation that lapses.</b> A free lock stays reserved only while its heir can take
+ * it. A heir that is not running cannot, and {@code tryLock()}, which must not refuse a lock that
+ * no thread holds for long, would fail for as long as the heir does not run: forever, if the
+ * thread retrying {@code tryLock()} holds the only carrier the heir can run on. So the first
+ * {@code tryLock()} that finds the lock free and reserved starts a clock
+ * ({@code reservedFreeSince}), and one that finds it so {@link #RESERVATION_GRACE_NANOS} later
+ * takes the lock ({@code CAS RESERVED -> LOCKED}, racing only the heir's own CAS from the same
+ * value). Whoever takes or clears a free reservation stops the clock while the lock word still
+ * keeps the next episode out. The heir, when it runs, finds the lock held, is still overdue and
+ * reserves again. A release that wakes a heir that had reserved and parked yields its carrier
+ * (or CPU) at once, so that the heir usually runs before the grace is out.
  *
  * <p><b>Yielding to an overdue heir.</b> A heir can only reserve when it runs. A virtual heir
  * woken by a running owner is queued on the owner's carrier; it runs there only when the owner's
@@ -250,6 +266,17 @@ public class VnaLock extends ConditionLock implements Lock {
      * cores reserved the lock about four times as often as with 4 ms.
      */
     public static final long STARVATION_NANOS = TimeUnit.MILLISECONDS.toNanos(4);
+
+    /**
+     * How long a lock that no thread holds may stay reserved for a heir that does not take it
+     * before {@link #tryLock()} takes it anyway: 250 microseconds. A heir that reserved is running
+     * or has just been woken by the release, and takes the free lock within a wake-up; one that
+     * has not taken it by then is not running (its carrier or CPU is busy, perhaps with the very
+     * thread that calls {@code tryLock}), and {@code tryLock()} must not fail for long on a lock
+     * that nobody holds. The heir reserves again when it runs, so the bound on its wait loses
+     * only what it already excludes: the time the scheduler takes to run it.
+     */
+    public static final long RESERVATION_GRACE_NANOS = TimeUnit.MICROSECONDS.toNanos(250);
 
     /** Contended releases between two looks of the owner at the heir's deadline (a power of two). */
     static final int OVERDUE_CHECK_INTERVAL = 32;
@@ -400,6 +427,18 @@ public class VnaLock extends ConditionLock implements Lock {
         }
     }
 
+    /**
+     * Acquires the lock if no thread holds it, or if the current thread does (its hold count
+     * grows by one), and returns at once in any case. Like {@code ReentrantLock.tryLock()} it
+     * barges: it takes a free lock even when other threads wait. One exception bounds how long
+     * they can be overtaken: while a waiter that was overtaken for too long has reserved the
+     * lock, {@code tryLock()} on the free lock fails, so that the waiter takes it. A waiter that
+     * does not take it within {@link #RESERVATION_GRACE_NANOS} of the first {@code tryLock()}
+     * that found it so is not running, and the lock goes to the next {@code tryLock()}: a lock
+     * that no thread holds is never refused for longer than that, at any parallelism.
+     *
+     * @return whether the lock is now held by the current thread
+     */
     @Override
     public boolean tryLock() {
         Thread me = Thread.currentThread();
@@ -407,7 +446,7 @@ public class VnaLock extends ConditionLock implements Lock {
             owner = me;
             return true;
         }
-        return reenter(me);
+        return reenter(me) || takeLapsedReservation(me);
     }
 
     @Override
@@ -542,6 +581,29 @@ public class VnaLock extends ConditionLock implements Lock {
             return true;
         }
         return false;
+    }
+
+    /**
+     * {@link #tryLock()} on a lock that no thread holds but a heir has reserved: takes it if it
+     * has stayed so for {@link #RESERVATION_GRACE_NANOS} since a caller first saw it so (the
+     * first caller to see it starts that clock). The heir that reserved is not running, or it
+     * would have taken the lock; it reserves again when it runs.
+     */
+    private boolean takeLapsedReservation(Thread me) {
+        if ((int) STATE.getVolatile(this) != RESERVED) {
+            return false; // held, or free and unreserved: a barger won the race, as with ReentrantLock
+        }
+        Waiters w = (Waiters) WAITERS.getVolatile(this); // a reservation implies a heir, and so waiters
+        if (w == null || !w.reservationLapsed(this, System.nanoTime())) {
+            return false;
+        }
+        if (!STATE.compareAndSet(this, RESERVED, LOCKED)) { // RACE: lapse against the heir's CAS
+            return false;
+        }
+        owner = me;
+        w.forgetReservedFree();
+        LockDiagnostics.lapsedReservation();
+        return true;
     }
 
     private boolean reenter(Thread me) {
@@ -863,11 +925,21 @@ public class VnaLock extends ConditionLock implements Lock {
         }
     }
 
-    /** Called by a heir that gives up: the lock becomes free for everybody again. */
-    private void clearReservation() {
+    /**
+     * Called by a heir that gives up: the lock becomes free for everybody again. A lapse clock a
+     * {@code tryLock()} started on the free reserved lock is stopped first, while the reservation
+     * still keeps every later episode out.
+     */
+    private void clearReservation(Waiters w) {
         for (;;) {
             int s = (int) STATE.getVolatile(this);
-            if ((s & RESERVED) == 0 || STATE.compareAndSet(this, s, s & ~RESERVED)) {
+            if ((s & RESERVED) == 0) {
+                return;
+            }
+            if (s == RESERVED) {
+                w.forgetReservedFree();
+            }
+            if (STATE.compareAndSet(this, s, s & ~RESERVED)) {
                 return;
             }
         }
@@ -897,13 +969,20 @@ public class VnaLock extends ConditionLock implements Lock {
             seams.afterHeirCleared();
         }
         w.recordQueuedOwner(n);
+        w.forgetReservedFree(); // it may have taken a reserved lock: a lapse clock is now stale
         w.passCandidacy(n, q);
     }
 
-    /** A cancelling candidate gives its roles away so that no wake-up is lost. */
+    /**
+     * A cancelling candidate gives its roles away so that no wake-up is lost. It clears a
+     * reservation if it is the heir, or if it reserved in this wait and no live heir is left to
+     * take the reservation: a designator that was slow can install a node for a moment in a wait
+     * it did not pick (see {@link Waiters#wakeHeir}), and that node may have reserved meanwhile.
+     */
     private void leaveAsCandidate(Thread me, Waiters w, QNode q) {
-        if (w.heir() == q) {
-            clearReservation(); // only the heir reserves, and only its own turn
+        QNode h = w.heir();
+        if (h == q || (q.reserved && (h == null || !h.isCandidateOf(w)))) {
+            clearReservation(w);
         }
         q.cancelCandidate();
         w.passCandidacy(q.queue, q);
@@ -922,16 +1001,18 @@ public class VnaLock extends ConditionLock implements Lock {
 
     /**
      * The fenced release: clears LOCKED (keeping a reservation), then makes sure a heir competes.
-     * Now and then it looks at the heir: one that is overdue and has not reserved has not run
-     * since its deadline, and the releasing thread yields its carrier (or CPU), which may be the
-     * one the heir waits for.
+     * The releasing thread yields its carrier (or CPU), after the release, to a heir that may be
+     * waiting for it: at once when the lock is reserved and the release woke the heir (it
+     * reserved, then parked; woken by a virtual owner it is queued on the owner's carrier, which
+     * a caller that goes on to retry {@code tryLock()} would keep busy); and, now and then, when
+     * the heir is overdue and has not reserved, so has not run since its deadline.
      */
     private void releaseContended(Waiters w) {
         w.forgetQueuedOwner();
         boolean look = timeToLookAtHeir();
         int s = (int) STATE.getAndAdd(this, -LOCKED);
-        w.wakeHeir(null);
-        if (look && (s & RESERVED) == 0 && w.heirOverdue()) {
+        boolean woke = w.wakeHeir(null);
+        if ((s & RESERVED) != 0 ? woke : look && w.heirOverdue()) {
             LockDiagnostics.yieldToHeir();
             Thread.yield();
         }
@@ -1177,12 +1258,14 @@ public class VnaLock extends ConditionLock implements Lock {
             return now - (long) DEADLINE.getOpaque(this) >= 0;
         }
 
-        /** Wakes the thread if it announced a park; at most once per announcement. */
-        void unparkIfParked() {
+        /** Wakes the thread if it announced a park; at most once per announcement. Returns whether it did. */
+        boolean unparkIfParked() {
             if ((boolean) PARKED.getVolatile(this) && PARKED.compareAndSet(this, true, false)) {
                 LockDiagnostics.unpark();
                 LockSupport.unpark(thread);
+                return true;
             }
+            return false;
         }
 
         void retire() {
@@ -1239,6 +1322,11 @@ public class VnaLock extends ConditionLock implements Lock {
         /** The queue whose turn it is, and when its turn began (nanoTime); written under the lock. */
         int servingQueue;
         long turnStart;
+        /**
+         * When a {@code tryLock()} first found the lock free but reserved (nanoTime), or
+         * {@link Waiters#NOT_SEEN}: the clock of {@link VnaLock#RESERVATION_GRACE_NANOS}.
+         */
+        long reservedFreeSince = Waiters.NOT_SEEN;
     }
 
     /** 128 bytes of padding after the hot fields. */
@@ -1307,6 +1395,38 @@ public class VnaLock extends ConditionLock implements Lock {
             return (int) OWNER_QUEUE.getVolatile(this);
         }
 
+        /** {@code reservedFreeSince} when no caller has seen the lock free and reserved. */
+        static final long NOT_SEEN = Long.MIN_VALUE;
+
+        /**
+         * Called by a {@code tryLock()} that found {@code lock} free and reserved at {@code now}:
+         * whether it has been seen so for {@link VnaLock#RESERVATION_GRACE_NANOS}. The first such
+         * caller starts the clock (and stops it again if the episode ended meanwhile: a clock
+         * left running would let the next episode lapse early). Whoever takes or clears a free
+         * reservation stops it ({@link #forgetReservedFree}), while the lock is held or still
+         * reserved, so no clock outlives its episode, except through a caller descheduled
+         * between its read of the lock word and its start of the clock across a whole episode:
+         * that only lets one later {@code tryLock()} take a reservation early.
+         */
+        boolean reservationLapsed(VnaLock lock, long now) {
+            long since = (long) RESERVED_FREE_SINCE.getVolatile(this);
+            if (since != NOT_SEEN) {
+                return now - since >= RESERVATION_GRACE_NANOS;
+            }
+            if (RESERVED_FREE_SINCE.compareAndSet(this, NOT_SEEN, now)
+                    && (int) STATE.getVolatile(lock) != RESERVED) {
+                RESERVED_FREE_SINCE.compareAndSet(this, now, NOT_SEEN);
+            }
+            return false;
+        }
+
+        /** Stops the clock of {@link #reservationLapsed}. */
+        void forgetReservedFree() {
+            if ((long) RESERVED_FREE_SINCE.getOpaque(this) != NOT_SEEN) {
+                RESERVED_FREE_SINCE.setVolatile(this, NOT_SEEN);
+            }
+        }
+
         /** Called by a queued thread that now owns the lock; a new queue's turn may start. */
         void recordQueuedOwner(int n) {
             OWNER_QUEUE.setVolatile(this, n);
@@ -1370,22 +1490,22 @@ public class VnaLock extends ConditionLock implements Lock {
         /**
          * Makes sure a candidate competes: wakes the heir if it announced a park; clears a heir
          * that is no longer a candidate (whoever installed it may be descheduled) and picks
-         * again; or, when there is no heir, designates one and unparks it.
+         * again; or, when there is no heir, designates one and unparks it. Returns whether it
+         * unparked a thread.
          */
-        void wakeHeir(Thread me) {
+        boolean wakeHeir(Thread me) {
             for (;;) {
                 QNode h = heir();
                 if (h != null) {
                     if (h.isCandidateOf(this)) {
-                        h.unparkIfParked();
-                        return;
+                        return h.unparkIfParked();
                     }
                     HEIR.compareAndSet(this, h, null); // stale: acquired or gave up
                     continue;
                 }
                 QNode c = pickCandidate();
                 if (c == null) {
-                    return;
+                    return false;
                 }
                 int incarnation = c.incarnation();
                 if (!c.isCandidateOf(this)) {
@@ -1406,8 +1526,9 @@ public class VnaLock extends ConditionLock implements Lock {
                     if (c.thread != me) {
                         LockDiagnostics.unpark();
                         LockSupport.unpark(c.thread);
+                        return true;
                     }
-                    return;
+                    return false;
                 }
             }
         }
@@ -1445,6 +1566,7 @@ public class VnaLock extends ConditionLock implements Lock {
         static final VarHandle OWNER_QUEUE;
         static final VarHandle SERVING_QUEUE;
         static final VarHandle TURN_START;
+        static final VarHandle RESERVED_FREE_SINCE;
 
         static {
             try {
@@ -1454,6 +1576,7 @@ public class VnaLock extends ConditionLock implements Lock {
                 OWNER_QUEUE = l.findVarHandle(WaitersHot.class, "ownerQueue", int.class);
                 SERVING_QUEUE = l.findVarHandle(WaitersHot.class, "servingQueue", int.class);
                 TURN_START = l.findVarHandle(WaitersHot.class, "turnStart", long.class);
+                RESERVED_FREE_SINCE = l.findVarHandle(WaitersHot.class, "reservedFreeSince", long.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }

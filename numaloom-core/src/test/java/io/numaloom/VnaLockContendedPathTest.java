@@ -217,7 +217,7 @@ class VnaLockContendedPathTest {
         VnaLock lock = VnaLock.withPlacement(1, () -> 0);
         inflate(lock);
         assertFalse(LockDiagnostics.enabled());
-        assertEquals(new LockDiagnostics.Counts(0, 0, 0, 0, 0, 0), LockDiagnostics.snapshot());
+        assertEquals(new LockDiagnostics.Counts(0, 0, 0, 0, 0, 0, 0), LockDiagnostics.snapshot());
     }
 
     /** Creates the lock's Waiters record by one timed-out contended attempt. */

@@ -5,6 +5,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -97,6 +99,37 @@ class VnaLockParallelismOneTest {
         assertFalse(lock.isLocked());
         assertTrue(LockDiagnostics.enabled(), "this execution runs with -Dnumaloom.diagnostics=true");
         assertTrue(LockDiagnostics.snapshot().minus(before).yields() >= 1, "the owner's yield was not counted");
+    }
+
+    /**
+     * The scenario of {@link ReservedLockScenario} on one carrier: the heir that reserved the lock was
+     * woken onto the carrier that the owner, retrying {@code tryLock()}, keeps busy. The release that
+     * woke it yields the carrier, so the heir takes its lock and the spinner gets the lock after it;
+     * a reservation that lapses would let the spinner in too. Before either, {@code tryLock()}
+     * failed for as long as the owner spun: forever.
+     */
+    @ParameterizedTest(name = "spinners: {0}")
+    @ValueSource(ints = {1, 2})
+    void tryLockGetsALockWhoseReservingHeirWaitsForTheSpinnersCarrier(int spinners) throws InterruptedException {
+        VnaLock lock = new VnaLock();
+        ReservedLockScenario.Outcome o = ReservedLockScenario.run(lock, () -> ReservedLockScenario.reserved(lock),
+                lock::isLocked, spinners, Thread.ofVirtual());
+        System.out.println("VnaLock at parallelism 1, " + spinners + " spinners: " + o);
+        o.assertEverySpinnerAcquired();
+        assertFalse(lock.isLocked());
+    }
+
+    @Test
+    void tryLockGetsAKeyWhoseReservingHeirWaitsForTheSpinnersCarrier() throws InterruptedException {
+        KeyedLock<Integer> locks = new KeyedLock<>();
+        Integer key = 12_345;
+        ReservedLockScenario.Outcome o = ReservedLockScenario.run(locks.forKey(key), () -> {
+            VnaLock r = locks.boundRecord(key);
+            return r != null && ReservedLockScenario.reserved(r);
+        }, () -> locks.isLocked(key), 1, Thread.ofVirtual());
+        System.out.println("KeyedLock key at parallelism 1: " + o);
+        o.assertEverySpinnerAcquired();
+        assertEquals(0, locks.activeKeys());
     }
 
     @Test

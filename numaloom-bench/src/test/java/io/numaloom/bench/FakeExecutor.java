@@ -49,7 +49,7 @@ final class FakeExecutor implements PointExecutor {
         double base = 10.0 * point.threads() + point.lock().length();
         ForkReport report = new ForkReport(42, 10_000, List.of(1.0, 0.9), List.of(1.0, 0.5), ForkReport.encode(h),
                 9_999, 5_000, "virtual threads on the JDK scheduler, 2 carriers", "SCHED_GETCPU: test", "2 cpus", null,
-                point.lock().startsWith("VNA") ? new io.numaloom.LockDiagnostics.Counts(12_000, 6_000, 3_000, 3_000, 5, 7) : null, 1_000L, null);
+                point.lock().startsWith("VNA") ? new io.numaloom.LockDiagnostics.Counts(12_000, 6_000, 3_000, 3_000, 5, 7, 0) : null, 1_000L, null);
         return new Measurement(List.of(List.of(base, base * 1.1, base * 0.9)), List.of(report));
     }
 }
