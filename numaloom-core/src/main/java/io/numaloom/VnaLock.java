@@ -1124,6 +1124,10 @@ public class VnaLock extends ConditionLock implements Lock {
         void beforeHeirInstall(Thread candidate) {
         }
 
+        /** A designator installed the node of {@code candidate} and is about to check its wait. */
+        void afterHeirInstall(Thread candidate) {
+        }
+
         /** A queued thread that acquired cleared the heir slot and will now pass its candidacy on. */
         void afterHeirCleared() {
         }
@@ -1517,6 +1521,9 @@ public class VnaLock extends ConditionLock implements Lock {
                 }
                 c.designate();
                 if (HEIR.compareAndSet(this, null, c)) {
+                    if (seams != null) {
+                        seams.afterHeirInstall(c.thread);
+                    }
                     if (!(c.isCandidateOf(this) && c.incarnation() == incarnation)) {
                         // c acquired, or left, and may be waiting again in a new incarnation:
                         // installed now it would look live while nobody has woken it.

@@ -8,6 +8,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -133,6 +135,150 @@ class VnaLockDesignationRaceTest {
             t.join(10_000);
             assertTrue(!t.isAlive(), t.getName() + " did not finish");
         }
+    }
+
+    /**
+     * A node that a slow designator installed for a moment in a wait it did not pick may reserve the
+     * lock in that moment; if it then gives up while it is no longer heir, its reservation must not
+     * outlive it, or the free lock would stay reserved with no heir to take it (every newcomer
+     * queued, every {@code tryLock()} refused). The steps of the test above, with C's second wait
+     * interruptible, and two more holds of P:
+     * <ol>
+     * <li>P's CAS installs C's node while C waits behind R; the seam holds P before its check of the
+     *     node's wait. R acquires, passes the candidacy to C and releases; the main thread barges in.
+     * <li>C, woken (as a spurious wake-up may), is the candidate, finds itself installed, and reserves
+     *     the held lock once past its deadline.
+     * <li>P checks, uninstalls C's node, picks it again and is held before installing it: no heir.
+     *     C is interrupted and gives up.
+     * </ol>
+     * The old code cleared a reservation only when the leaving node was heir, and left it set here.
+     */
+    @Test
+    void aNodeThatReservedWhileInstalledByMistakeClearsItsReservationWhenItLeaves() throws Exception {
+        VnaLock lock = VnaLock.withPlacement(1, () -> 0);
+        CountDownLatch pAcquired = new CountDownLatch(1);
+        CountDownLatch pMayUnlock = new CountDownLatch(1);
+        CountDownLatch pPaused = new CountDownLatch(1);
+        CountDownLatch pMayInstall = new CountDownLatch(1);
+        CountDownLatch pInstalled = new CountDownLatch(1);
+        CountDownLatch pMayCheck = new CountDownLatch(1);
+        CountDownLatch pPausedAgain = new CountDownLatch(1);
+        CountDownLatch pMayInstallAgain = new CountDownLatch(1);
+        CountDownLatch cAcquired = new CountDownLatch(1);
+        CountDownLatch cMayUnlock = new CountDownLatch(1);
+        CountDownLatch cMayLockAgain = new CountDownLatch(1);
+        CountDownLatch cGaveUp = new CountDownLatch(1);
+        CountDownLatch qAcquired = new CountDownLatch(1);
+        CountDownLatch qMayUnlock = new CountDownLatch(1);
+
+        lock.lock();
+        Thread p = Thread.ofPlatform().name("P").start(() -> {
+            lock.lock();
+            pAcquired.countDown();
+            await(pMayUnlock);
+            lock.unlock(); // designates C: held before the install, after it, and before installing again
+        });
+        awaitState(() -> parked(p), "P parked as heir");
+        Thread c = Thread.ofPlatform().name("C").start(() -> {
+            lock.lock();
+            cAcquired.countDown();
+            await(cMayUnlock);
+            lock.unlock();
+            await(cMayLockAgain);
+            try {
+                lock.lockInterruptibly(); // queues behind R with the same node
+                lock.unlock();
+                throw new AssertionError("C acquired instead of giving up");
+            } catch (InterruptedException expected) {
+                cGaveUp.countDown();
+            }
+        });
+        awaitState(() -> parked(c) && lock.getQueueLength() == 2, "C queued behind P");
+        lock.unlock();
+        await(pAcquired); // C is now the candidate, parked, not designated
+
+        Thread[] r = new Thread[1];
+        java.util.concurrent.atomic.AtomicInteger pInstalls = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean holdPAfterInstall = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.atomic.AtomicBoolean holdR = new java.util.concurrent.atomic.AtomicBoolean(true);
+        VnaLock.Seams.installed = new VnaLock.Seams() {
+            @Override
+            void beforeHeirInstall(Thread candidate) {
+                if (Thread.currentThread() != p || candidate != c) {
+                    return;
+                }
+                int n = pInstalls.incrementAndGet();
+                if (n == 1) {
+                    pPaused.countDown();
+                    await(pMayInstall);
+                } else if (n == 2) {
+                    pPausedAgain.countDown();
+                    await(pMayInstallAgain);
+                }
+            }
+
+            @Override
+            void afterHeirInstall(Thread candidate) {
+                if (Thread.currentThread() == p && candidate == c && holdPAfterInstall.compareAndSet(true, false)) {
+                    pInstalled.countDown();
+                    await(pMayCheck);
+                }
+            }
+
+            @Override
+            void afterHeirCleared() {
+                if (Thread.currentThread() == r[0] && holdR.compareAndSet(true, false)) {
+                    pMayInstall.countDown();
+                    await(pInstalled);
+                }
+            }
+        };
+        pMayUnlock.countDown();
+        await(pPaused);
+
+        lock.lock(); // P left the lock free before designating
+        lock.unlock(); // designates C, which acquires
+        await(cAcquired);
+        Thread q = Thread.ofPlatform().name("Q").start(() -> {
+            lock.lock();
+            qAcquired.countDown();
+            await(qMayUnlock);
+            lock.unlock(); // designates R
+        });
+        awaitState(() -> parked(q), "Q queued behind C");
+        cMayUnlock.countDown();
+        await(qAcquired);
+        r[0] = Thread.ofPlatform().name("R").unstarted(() -> {
+            lock.lock(); // acquires as heir; held by the seam until P has installed C's node
+            lock.unlock();
+        });
+        r[0].start();
+        awaitState(() -> parked(r[0]), "R queued as candidate");
+        cMayLockAgain.countDown();
+        awaitState(() -> parked(c) && lock.getQueueLength() == 2, "C queued again, behind R");
+        qMayUnlock.countDown();
+        r[0].join(30_000);
+        assertTrue(!r[0].isAlive(), "R did not finish");
+        await(pInstalled);
+
+        lock.lock(); // barges in: the lock C's node will reserve
+        java.util.concurrent.locks.LockSupport.unpark(c); // the candidate wakes, finds itself installed
+        awaitState(() -> ((int) VnaLock.STATE.getVolatile(lock) & VnaLock.RESERVED) != 0, "C to reserve the lock");
+        pMayCheck.countDown(); // P uninstalls C's node, picks it again and is held before installing it
+        await(pPausedAgain);
+        c.interrupt();
+        await(cGaveUp);
+        int state = (int) VnaLock.STATE.getVolatile(lock);
+        pMayInstallAgain.countDown();
+        assertEquals(VnaLock.LOCKED, state, "C gave up and left its reservation on the lock with no heir");
+        lock.unlock();
+        for (Thread t : new Thread[] {p, c, q, r[0]}) {
+            t.join(10_000);
+            assertTrue(!t.isAlive(), t.getName() + " did not finish");
+        }
+        assertFalse(lock.isLocked());
+        assertTrue(lock.tryLock(), "the lock is free for everybody again");
+        lock.unlock();
     }
 
     private static boolean parked(Thread t) {
