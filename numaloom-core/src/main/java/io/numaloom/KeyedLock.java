@@ -4,7 +4,11 @@ import io.numaloom.topology.Topology;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.lang.ref.WeakReference;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
@@ -13,8 +17,8 @@ import java.util.function.Supplier;
 
 /**
  * A lock per key: {@code lock(userId)}, {@code lock(path)}, {@code lock(cacheKey)}, with the
- * semantics of one {@link VnaLock} per key and memory that follows the keys in use, not the keys
- * ever seen.
+ * semantics of one {@link VnaLock} per key, the speed of a map of locks on keys that recur, and a
+ * bounded memory whatever the keys seen.
  *
  * <pre>{@code
  * KeyedLock<String> locks = new KeyedLock<>();
@@ -25,6 +29,12 @@ import java.util.function.Supplier;
  *     locks.unlock(accountId);
  * }
  * int balance = locks.withLock(accountId, () -> ledger.balance(accountId));
+ * locks.lockAll(List.of(from, to));          // several keys, in one global order: no deadlock
+ * try {
+ *     transfer(from, to);
+ * } finally {
+ *     locks.unlockAll(List.of(from, to));
+ * }
  * }</pre>
  *
  * <p><b>Guarantees.</b>
@@ -36,69 +46,98 @@ import java.util.function.Supplier;
  *     checks, {@link #tryLock(Object)}, timed and interruptible acquisition, and conditions
  *     through {@link #forKey}. Contended keys wait as {@code VnaLock} waiters do: per NUMA node
  *     queues, parking, a bound in time on overtaking.
- * <li><em>Memory follows activity.</em> A key has a record only while some thread holds it, waits
- *     for it or awaits one of its conditions; the record is recycled when the last of them
- *     leaves, so an idle {@code KeyedLock} holds no per-key memory and keeps no reference to a
- *     key. The table of records grows with the number of keys in use at once and shrinks back.
- * <li><em>No allocation in steady state.</em> A recycled record is kept by the thread that freed
- *     it and reused by that thread's next lock of any key, so a thread that locks and unlocks
- *     keys one at a time allocates nothing after its first lock.
+ * <li><em>Fast on keys that recur.</em> A key keeps its internal record while idle, so locking it
+ *     again is a lookup without a lock and one compare-and-set, and unlocking a lookup and a
+ *     store: no allocation, about the cost of a {@code ConcurrentHashMap} of
+ *     {@code ReentrantLock}s.
+ * <li><em>Bounded memory.</em> At most {@link Builder#idleKeys(int) idleKeys} keys (1024 by
+ *     default, about 80 bytes each beside the key) stay bound while idle; binding more releases
+ *     idle ones, and a background thread releases every key idle for about
+ *     {@link #IDLE_SWEEP_MILLIS} ms, so an idle {@code KeyedLock} eventually keeps no reference to
+ *     any key and shrinks back to its size when new. {@link #releaseIdleKeys()} does it at once.
+ *     Keys in use (held, waited for, awaited) are never released.
+ * <li><em>No allocation in steady state.</em> A released record is kept by the thread that
+ *     released it and reused by that thread's next bind, so locking ever new keys one at a time
+ *     allocates nothing either.
+ * <li><em>Several keys without deadlock.</em> {@link #lockAll} locks a collection of keys in one
+ *     global order, equal keys once.
  * </ul>
- * Keys must not change their {@code hashCode} or {@code equals} while locked, and
- * {@code equals} and {@code hashCode} should not block: they are called while a short internal
- * bucket lock is held.
+ * Keys must not change their {@code hashCode} or {@code equals} while in use, and
+ * {@code equals} and {@code hashCode} should not block: they may be called while a short internal
+ * bucket lock is held. An exception they throw reaches the caller and leaves the lock as it was.
  *
  * <p>The idea is that of D. Dice, "Implementing Fast Java Monitors with Relaxed-Locks" (JVM '01):
- * an object carries no monitor until one is needed, a monitor record is bound to it on demand,
- * and it is unbound speculatively as soon as nobody uses it, with one compare-and-set deciding
- * the race between a thread that found the record and the thread that unbinds it.
- *
- * <h2>Implementation notes</h2>
- *
- * <p><b>Records.</b> A {@link Record} is a {@link VnaLock} (so contended keys share all of its
- * waiting code) plus a binding: the key, its spread hash, the {@code KeyedLock} it belongs to
- * ({@code home}) and a link in a hash bucket's chain; and {@code pins}, the number of threads
- * using it: each hold, each thread trying to lock and each thread awaiting a condition of the
- * key counts once. {@code pins == -1} means unbound (retired or spare).
- *
- * <p><b>Invariants.</b> (1) A record is linked in a chain of this lock's table if and only if it
- * is bound to this lock, and then {@code pins >= 0}. (2) Binding, unbinding and linking happen
- * only under the lock of the record's bucket. (3) Unbinding needs the CAS {@code pins: 0 -> -1}.
- * (4) At most one linked record per key: a thread binds a new record only after scanning the
- * bucket's chain under the bucket lock and finding none for the key.
- *
- * <p><b>Lock vs unbind.</b> A locker scans the chain without the bucket lock; on a record whose
- * binding matches it pins with the CAS {@code pins: p -> p + 1} for {@code p >= 0}, then reads
- * the binding again. The unbinder's CAS {@code 0 -> -1} and the pin CAS act on one word, so one
- * of them fails: either the unbinder sees the pin and leaves the record bound (the locker will
- * unbind it when it is done), or the locker sees {@code -1}, takes the bucket lock, and finds
- * the record gone (the unbinder unlinked it under that lock) and binds another. A record may be
- * unbound and rebound between the locker's read and its pin; the binder writes the binding
- * before its volatile write of {@code pins}, which the locker's CAS reads (JLS 17.4.4: a
- * volatile write synchronizes-with every later read of that variable), so the re-read after the
- * pin sees the new binding, and the locker drops the pin. A lock-free scan may also wander
- * into another chain through a record that was re-linked meanwhile; it is cut at
- * {@link #MAX_HOPS} and a miss always falls back to the scan under the bucket lock, which is
- * exact by (1) and (2).
- *
- * <p><b>Releasing.</b> {@code unlock} releases the record's {@code VnaLock} and then unpins; the
- * thread that brings {@code pins} to 0 takes the bucket lock and tries {@code 0 -> -1}. It
- * re-finds the record in the chain under that lock rather than trusting a hash read earlier, so
- * a record rebound meanwhile is never unlinked from a chain it is not in. When the CAS fails a
- * later user owns the unbinding. Since every user's pin covers its whole call into the
- * {@code VnaLock}, {@code pins == 0} means no thread is inside it: the record is quiescent and
- * may serve another key.
- *
- * <p><b>Table.</b> Buckets hold a chain head and a guard (the holding thread, or
- * {@code MOVED}). A binder that finds a chain of {@link #GROW_CHAIN} records doubles the
- * table; an unbinder that empties a bucket of a grown table and finds the next
- * {@link #SHRINK_SAMPLE} buckets empty shrinks it to four buckets per active key (at least
- * {@link #MIN_BUCKETS}), so the last unbind of a burst returns the table to its idle size. A resize takes every guard of the old table in
- * index order (everybody else takes at most one guard at a time, so this cannot deadlock),
- * re-links the records, publishes the new table and marks each old guard {@code MOVED}: a thread
- * that was waiting for an old guard retries on the new table.
+ * an object carries no monitor until one is needed, and a monitor record is bound to it on demand
+ * and taken back speculatively, with one compare-and-set deciding each race between a thread that
+ * found the record and the thread that takes it back; here records are taken back lazily, within
+ * a budget, as HotSpot's asynchronous monitor deflation (JDK 15, JDK-8153224) does.
  */
 public final class KeyedLock<K> {
+
+    /*
+     * Implementation notes.
+     *
+     * Records. A Record is a VnaLock (so contended keys share all of its waiting code) plus a
+     * binding: the key, its spread hash, the KeyedLock it belongs to (home) and a link in a hash
+     * bucket's chain; and pins, the number of threads that need the record to stay bound without
+     * holding its lock: each thread in the slow path of an acquisition, and each thread awaiting a
+     * condition of the key. pins == -1 means unbound (deflated, spare). A holder does not pin: the
+     * lock word, held, keeps the record bound.
+     *
+     * Invariants. (1) A record is linked in a chain of this lock's table if and only if it is
+     * bound to this lock, and then pins >= 0 and its lock word is not DEFLATED. (2) Binding,
+     * deflating and linking happen only under the lock of the record's bucket. (3) Deflating
+     * needs two CASes in this order: the lock word 0 -> DEFLATED, then pins 0 -> -1. (4) At most
+     * one linked record per key: a thread binds a new record only after scanning the bucket's
+     * chain under the bucket lock and finding none for the key. (5) BOUND counts the linked
+     * records.
+     *
+     * Fast path (lockBound). A locker scans the chain without the bucket lock, and on a record
+     * whose binding matches takes the lock word 0 -> LOCKED by CAS, then reads the binding again:
+     * the same key object and home, or it releases the lock and takes the pinned path. A record
+     * deflated and rebound between the scan and the CAS is caught there: deflation moves the lock
+     * word off 0 and only the binder's revive() (a volatile store, after it wrote the binding)
+     * moves it back, so a CAS that succeeds read either the word of the binding it scanned or the
+     * revive of a later one, whose binding it then sees (JLS 17.4.4). Unlock finds the record the
+     * current thread holds (a held record's binding is stable) and releases it: a store.
+     *
+     * Lock vs deflate. The deflater's first CAS and the fast path's CAS act on one word, so one of
+     * them fails: a locker that wins holds the record and the deflater leaves it; a deflater that
+     * wins makes every fast path fail until it is done. Its second CAS and a pin (pins p -> p + 1
+     * for p >= 0) act on one word too: a pinned thread makes the deflation back out (the deflater
+     * puts the word back to 0), and a deflation that got to -1 makes every later pin fail, so the
+     * pinning thread takes the bucket lock, finds the record gone (unlinked under that lock) and
+     * binds another. A pinned thread may take the lock word from DEFLATED (tryLockPinned, and a
+     * heir of VnaLock, which reads DEFLATED as free): it can only be there because its pin came
+     * first, so that deflation is doomed, and the deflater's restoring CAS from DEFLATED then
+     * fails harmlessly. A record may be deflated and rebound between a locker's scan and its pin;
+     * the binder writes the binding before its volatile write of pins, which the pin's CAS reads,
+     * so the re-read after the pin sees the new binding and the locker drops the pin. A lock-free
+     * scan may also wander into another chain through a record that was re-linked meanwhile; it
+     * is cut at MAX_HOPS and a miss always falls back to the scan under the bucket lock, which is
+     * exact by (1) and (2).
+     *
+     * Deflation: when. A bind that brings BOUND over idleKeys deflates up to two idle records
+     * from the clock hand (deflateNearHand), so a burst of new keys recycles records instead of
+     * growing the table; the thread keeps the last record it deflated as a spare for its next
+     * bind. The Deflater thread calls releaseIdleKeys on every live lock with bound keys once
+     * every IDLE_SWEEP_MILLIS, so a key that nobody uses is released within about that.
+     *
+     * lockAll. Every key's record is pinned first, so none can be deflated until the call is
+     * done, and the records are locked in the order of their ids (given at creation, never
+     * reused). Two calls that could wait for each other hold pins on the same records at once
+     * (a key has at most one bound record, and a pinned record stays bound), so they lock in the
+     * same order: no cycle.
+     *
+     * Table. Buckets hold a chain head and a guard (the holding thread, or MOVED). A binder that
+     * finds a chain of GROW_CHAIN records doubles the table; a deflater that empties a bucket of a
+     * grown table and finds the next SHRINK_SAMPLE buckets empty shrinks it to four buckets per
+     * bound key (at least MIN_BUCKETS), and releaseIdleKeys shrinks it after its sweep. A resize
+     * takes every guard of the old table in index order (everybody else takes at most one guard at
+     * a time, so this cannot deadlock), re-links the records, publishes the new table and marks
+     * each old guard MOVED: a thread that was waiting for an old guard retries on the new table.
+     */
+
 
     /** Chain links a lock-free scan follows before it falls back to the bucket lock. */
     static final int MAX_HOPS = 8;
@@ -108,6 +147,23 @@ public final class KeyedLock<K> {
     static final int SHRINK_SAMPLE = 32;
     static final int MIN_BUCKETS = 64;
     static final int MAX_BUCKETS = 1 << 24;
+    /** Buckets a binder looks at, from the clock hand, for an idle record to deflate. */
+    static final int SWEEP_BUCKETS = 16;
+    /** Buckets, empty or not, a binder passes over at most when it looks for an idle record. */
+    static final int SWEEP_HEADS = 256;
+
+    /**
+     * The default of {@link Builder#idleKeys(int)}: 1024 idle keys, about 70 KB of records and
+     * table (plus the keys themselves), kept so that keys that recur find their record bound.
+     */
+    public static final int DEFAULT_IDLE_KEYS = 1024;
+
+    /**
+     * How often a background thread releases the idle keys of every {@code KeyedLock}: a key that
+     * nobody uses is released within about this many milliseconds (1000), so an idle
+     * {@code KeyedLock} eventually holds no key.
+     */
+    public static final long IDLE_SWEEP_MILLIS = 1000;
 
     private static final Object MOVED = new Object();
 
@@ -116,8 +172,13 @@ public final class KeyedLock<K> {
 
     private final byte mode;
     private final QueuePlacement placement;
+    private final int idleKeys;
     private volatile Table table;
     private int resizing; // RESIZING: 1 while a thread resizes
+    /** Records linked in the table. Accessed through {@link #BOUND}. */
+    private int bound;
+    /** Where the next amortised deflation looks; races are harmless (a plain int). */
+    private int hand;
 
     /**
      * Creates a keyed lock whose keys wait in one queue per NUMA node, as {@link VnaLock#VnaLock()}.
@@ -125,12 +186,13 @@ public final class KeyedLock<K> {
      * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
      */
     public KeyedLock() {
-        this(VnaLock.PER_NODE, null);
+        this(VnaLock.PER_NODE, null, DEFAULT_IDLE_KEYS);
     }
 
-    private KeyedLock(byte mode, QueuePlacement placement) {
+    private KeyedLock(byte mode, QueuePlacement placement, int idleKeys) {
         this.mode = mode;
         this.placement = placement;
+        this.idleKeys = idleKeys;
         this.table = new Table(MIN_BUCKETS);
         if (mode != VnaLock.CUSTOM) {
             Topology.current(); // resolves the topology now: a bad spec fails here, never inside lock(key)
@@ -139,12 +201,71 @@ public final class KeyedLock<K> {
 
     /** A keyed lock whose keys wait in one queue per socket, as {@link VnaLock#perSocket()}. */
     public static <K> KeyedLock<K> perSocket() {
-        return new KeyedLock<>(VnaLock.PER_SOCKET, null);
+        return new KeyedLock<>(VnaLock.PER_SOCKET, null, DEFAULT_IDLE_KEYS);
     }
 
     /** A keyed lock whose keys wait in the queues {@code placement} chooses, as {@link VnaLock#withPlacement}. */
     public static <K> KeyedLock<K> withPlacement(QueuePlacement placement) {
-        return new KeyedLock<>(VnaLock.CUSTOM, VnaLock.checkPlacement(placement));
+        return new KeyedLock<>(VnaLock.CUSTOM, VnaLock.checkPlacement(placement), DEFAULT_IDLE_KEYS);
+    }
+
+    /**
+     * A builder for a keyed lock with other settings than the defaults:
+     * {@code KeyedLock<String> locks = KeyedLock.builder().idleKeys(16_384).build();}
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Settings of a {@link KeyedLock}; each call returns this builder. */
+    public static final class Builder {
+        private byte mode = VnaLock.PER_NODE;
+        private QueuePlacement placement;
+        private int idleKeys = DEFAULT_IDLE_KEYS;
+
+        private Builder() {}
+
+        /** Keys wait in one queue per socket, as {@link VnaLock#perSocket()} (default: per NUMA node). */
+        public Builder perSocket() {
+            mode = VnaLock.PER_SOCKET;
+            placement = null;
+            return this;
+        }
+
+        /** Keys wait in the queues {@code placement} chooses, as {@link VnaLock#withPlacement}. */
+        public Builder placement(QueuePlacement placement) {
+            this.placement = VnaLock.checkPlacement(placement);
+            mode = VnaLock.CUSTOM;
+            return this;
+        }
+
+        /**
+         * How many keys the lock may keep bound while idle (default
+         * {@value KeyedLock#DEFAULT_IDLE_KEYS}): a key whose record is still bound is locked with one
+         * compare-and-set, without a bucket lock. A bind that brings the keys bound (in use or idle)
+         * over this number releases idle ones. Each idle key costs about 80 bytes beside the key
+         * itself, and keeps the key reachable until it is released, within about
+         * {@link KeyedLock#IDLE_SWEEP_MILLIS} ms of going idle. 0 releases idle keys as soon as
+         * another key is bound.
+         *
+         * @throws IllegalArgumentException if {@code idleKeys} is negative
+         */
+        public Builder idleKeys(int idleKeys) {
+            if (idleKeys < 0) {
+                throw new IllegalArgumentException("idleKeys must be >= 0, got " + idleKeys);
+            }
+            this.idleKeys = idleKeys;
+            return this;
+        }
+
+        /**
+         * A new keyed lock with these settings.
+         *
+         * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
+         */
+        public <K> KeyedLock<K> build() {
+            return new KeyedLock<>(mode, placement, idleKeys);
+        }
     }
 
     // ------------------------------------------------------------------ locking
@@ -155,15 +276,9 @@ public final class KeyedLock<K> {
      * @throws NullPointerException if {@code key} is null
      */
     public void lock(K key) {
-        Record r = pin(key);
-        boolean locked = false;
-        try {
-            r.lock();
-            locked = true;
-        } finally {
-            if (!locked) {
-                unpin(r);
-            }
+        int h = spread(key.hashCode());
+        if (lockBound(key, h) == null) {
+            lockPinned(key, h);
         }
     }
 
@@ -172,30 +287,32 @@ public final class KeyedLock<K> {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        Record r = pin(key);
-        boolean locked = false;
+        int h = spread(key.hashCode());
+        if (lockBound(key, h) != null) {
+            return;
+        }
+        Record r = pin(key, h);
         try {
-            r.lockInterruptibly();
-            locked = true;
-        } finally {
-            if (!locked) {
-                unpin(r);
+            if (!r.tryLockPinned()) {
+                r.lockInterruptibly();
             }
+        } finally {
+            unpin(r);
         }
     }
 
     /** Acquires the lock of {@code key} if it is free or already held by the current thread. */
     public boolean tryLock(K key) {
-        Record r = pin(key);
-        boolean locked = false;
-        try {
-            locked = r.tryLock();
-        } finally {
-            if (!locked) {
-                unpin(r);
-            }
+        int h = spread(key.hashCode());
+        if (lockBound(key, h) != null) {
+            return true;
         }
-        return locked;
+        Record r = pin(key, h);
+        try {
+            return r.tryLockPinned() || r.tryLock();
+        } finally {
+            unpin(r);
+        }
     }
 
     /** Acquires the lock of {@code key} within {@code time}, as {@link Lock#tryLock(long, TimeUnit)}. */
@@ -204,20 +321,21 @@ public final class KeyedLock<K> {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        Record r = pin(key);
-        boolean locked = false;
-        try {
-            locked = r.tryLock(time, unit);
-        } finally {
-            if (!locked) {
-                unpin(r);
-            }
+        int h = spread(key.hashCode());
+        if (lockBound(key, h) != null) {
+            return true;
         }
-        return locked;
+        Record r = pin(key, h);
+        try {
+            return r.tryLockPinned() || r.tryLock(time, unit);
+        } finally {
+            unpin(r);
+        }
     }
 
     /**
-     * Releases one hold of the lock of {@code key}.
+     * Releases one hold of the lock of {@code key}. The key's record stays bound while idle (see the
+     * class comment), so that the next {@code lock} of the key takes the fast path.
      *
      * @throws IllegalMonitorStateException if the current thread does not hold it
      */
@@ -227,26 +345,23 @@ public final class KeyedLock<K> {
             throw notHeld("unlock", key);
         }
         r.unlock();
-        unpin(r);
     }
 
     /**
      * Runs {@code action} holding the lock of {@code key} and returns its result; the lock is
-     * released however the action ends.
+     * released however the action ends. Looks the key up once.
      */
     public <T> T withLock(K key, Supplier<? extends T> action) {
         Objects.requireNonNull(action, "action");
-        Record r = pin(key);
-        boolean locked = false;
+        int h = spread(key.hashCode());
+        Record r = lockBound(key, h);
+        if (r == null) {
+            r = lockPinned(key, h);
+        }
         try {
-            r.lock();
-            locked = true;
             return action.get();
         } finally {
-            if (locked) {
-                r.unlock();
-            }
-            unpin(r);
+            r.unlock();
         }
     }
 
@@ -257,6 +372,68 @@ public final class KeyedLock<K> {
             action.run();
             return null;
         });
+    }
+
+    /**
+     * Acquires the locks of every key of {@code keys}, waiting as long as it takes, without
+     * deadlock: equal keys are locked once, and every call locks the keys' records in one global
+     * order (the order in which the records were created), so two threads that lock overlapping
+     * sets never wait for each other in a cycle, whatever the order of their collections. This is
+     * the answer Guava's {@code Striped.bulkGet} gives for stripes, here for exact keys. Keys the
+     * current thread already holds are re-entered. Release them with {@link #unlockAll}.
+     *
+     * <p>If a key's {@code equals} or {@code hashCode} throws, or {@code keys} holds null, nothing
+     * is locked and the exception propagates.
+     *
+     * @throws NullPointerException if {@code keys} is or contains null
+     */
+    public void lockAll(Collection<? extends K> keys) {
+        Record[] records = pinAll(keys);
+        int locked = 0;
+        try {
+            for (Record r : records) {
+                if (!r.tryLockPinned()) {
+                    r.lock();
+                }
+                locked++;
+            }
+        } finally {
+            if (locked < records.length) { // an Error in lock(): undo, as if nothing was locked
+                for (int i = locked - 1; i >= 0; i--) {
+                    records[i].unlock();
+                }
+            }
+            for (Record r : records) {
+                unpin(r);
+            }
+        }
+    }
+
+    /**
+     * Releases one hold of the lock of every distinct key of {@code keys}, as locked by
+     * {@link #lockAll}: equal keys count once.
+     *
+     * @throws IllegalMonitorStateException if the current thread does not hold one of the keys;
+     *         then no lock is released
+     * @throws NullPointerException if {@code keys} is or contains null
+     */
+    public void unlockAll(Collection<? extends K> keys) {
+        Objects.requireNonNull(keys, "keys");
+        Record[] held = new Record[keys.size()];
+        int n = 0;
+        for (K key : keys) {
+            Record r = heldRecord(key);
+            if (r == null) {
+                throw notHeld("unlockAll", key);
+            }
+            held[n++] = r;
+        }
+        Arrays.sort(held, 0, n, BY_ID);
+        for (int i = 0; i < n; i++) {
+            if (i == 0 || held[i] != held[i - 1]) {
+                held[i].unlock();
+            }
+        }
     }
 
     /**
@@ -296,9 +473,8 @@ public final class KeyedLock<K> {
     }
 
     /**
-     * The number of keys that have a record now (held, waited for, awaited, or in the middle of
-     * being locked or unlocked); zero when nobody uses this lock. A snapshot for monitoring: it
-     * scans the table.
+     * The number of keys in use now: held, waited for, awaited, or in the middle of being locked;
+     * zero when nobody uses this lock. A snapshot for monitoring: it scans the table.
      */
     public int activeKeys() {
         for (;;) {
@@ -311,7 +487,9 @@ public final class KeyedLock<K> {
                 }
                 try {
                     for (Record r = t.head(i); r != null; r = r.next()) {
-                        n++;
+                        if (r.inUse()) {
+                            n++;
+                        }
                     }
                 } finally {
                     t.unlock(i);
@@ -321,6 +499,40 @@ public final class KeyedLock<K> {
                 return n;
             }
         }
+    }
+
+    /**
+     * The number of keys that have a record bound now: those in use and the idle ones kept for a
+     * fast next lock (at most about {@link #idleKeys()} of them, each released within about
+     * {@link #IDLE_SWEEP_MILLIS} ms of going idle). A snapshot for monitoring.
+     */
+    public int boundKeys() {
+        return (int) BOUND.getVolatile(this);
+    }
+
+    /** The most idle keys this lock keeps bound; see {@link Builder#idleKeys(int)}. */
+    public int idleKeys() {
+        return idleKeys;
+    }
+
+    /**
+     * Releases every idle key now: its record is unbound and the lock keeps no reference to the key.
+     * A background thread does this for every {@code KeyedLock} about once every
+     * {@link #IDLE_SWEEP_MILLIS} ms; call it to release the keys at once (before a heap dump, or
+     * after a burst of keys that will not recur). Keys in use are left alone.
+     *
+     * @return the number of keys released
+     */
+    public int releaseIdleKeys() {
+        int released = 0;
+        Table t = table;
+        for (int i = 0; i < t.buckets; i++) {
+            released += deflateBucket(t, i, Integer.MAX_VALUE);
+        }
+        if (t.buckets > MIN_BUCKETS && table == t && shrunkSize(boundKeys()) < t.buckets) {
+            resize(t, false);
+        }
+        return released;
     }
 
     /** The number of hash buckets now: {@value #MIN_BUCKETS} when idle; grows with the active keys. */
@@ -346,10 +558,47 @@ public final class KeyedLock<K> {
 
     // ------------------------------------------------------------------ records
 
+    /**
+     * The fast path of every acquisition: finds the record bound to {@code key} without a lock and
+     * takes its free lock with one CAS. The binding read before the CAS is read again after it: a
+     * record that was deflated and rebound in between is released again (it is no longer this
+     * key's). False when the record is missing, the lock is not free, or the CAS lost a race; the
+     * pinned path then decides. Returns the record it locked, or null.
+     */
+    private Record lockBound(Object key, int h) {
+        Table t = table;
+        Record r = t.head(t.index(h));
+        for (int hops = 0; r != null && hops < MAX_HOPS; hops++, r = r.next()) {
+            Object k = r.key;
+            if (r.hash == h && k != null && (k == key || key.equals(k))) {
+                if (!r.tryLockUnqueued()) { // RACE: lock against deflate, decided on the lock word
+                    return null;
+                }
+                if (r.key == k && r.home == this) {
+                    return r;
+                }
+                r.unlock(); // rebound between our read of the binding and our CAS
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /** The slow path of {@link #lock}: pins the key's record, locks it, unpins. Returns the record. */
+    private Record lockPinned(Object key, int h) {
+        Record r = pin(key, h);
+        try {
+            if (!r.tryLockPinned()) {
+                r.lock();
+            }
+        } finally {
+            unpin(r);
+        }
+        return r;
+    }
+
     /** Finds or binds the record of {@code key} and pins it. */
-    private Record pin(Object key) {
-        Objects.requireNonNull(key, "key");
-        int h = spread(key.hashCode());
+    private Record pin(Object key, int h) {
         for (;;) {
             Table t = table;
             Record r = pinScanning(t, h, key);
@@ -362,6 +611,44 @@ public final class KeyedLock<K> {
         }
     }
 
+    /**
+     * Pins the record of every key of {@code keys}, equal keys once, and returns them in the
+     * global order of {@link #lockAll}. On an exception nothing stays pinned.
+     */
+    private Record[] pinAll(Collection<? extends K> keys) {
+        Objects.requireNonNull(keys, "keys");
+        Record[] pinned = new Record[keys.size()];
+        int n = 0;
+        try {
+            for (K key : keys) {
+                Record r = pin(key, spread(key.hashCode()));
+                pinned[n++] = r;
+            }
+        } catch (RuntimeException | Error e) {
+            for (int i = 0; i < n; i++) {
+                unpin(pinned[i]);
+            }
+            throw e;
+        }
+        Arrays.sort(pinned, 0, n, BY_ID);
+        int distinct = 0;
+        for (int i = 0; i < n; i++) {
+            if (distinct > 0 && pinned[distinct - 1] == pinned[i]) {
+                unpin(pinned[i]); // an equal key: its record is pinned once already
+            } else {
+                pinned[distinct++] = pinned[i];
+            }
+        }
+        return distinct == pinned.length ? pinned : Arrays.copyOf(pinned, distinct);
+    }
+
+    /**
+     * The global order of {@link #lockAll}: records by creation. A record cannot be deflated
+     * while pinned, so two calls that could wait for each other hold pins on the same records
+     * at once and see the same order.
+     */
+    private static final java.util.Comparator<Record> BY_ID = (a, b) -> Long.compare(a.id, b.id);
+
     /** The lock-free attempt: a record bound to key, pinned, or null. */
     private Record pinScanning(Table t, int h, Object key) {
         Record r = t.head(t.index(h));
@@ -369,7 +656,7 @@ public final class KeyedLock<K> {
             Object k = r.key;
             if (r.hash == h && r.home == this && k != null && (k == key || key.equals(k))) {
                 if (!r.tryPin()) {
-                    return null; // being unbound: the bucket lock will tell
+                    return null; // being deflated: the bucket lock will tell
                 }
                 boolean bound = false;
                 try {
@@ -406,53 +693,106 @@ public final class KeyedLock<K> {
         } finally {
             t.unlock(i);
         }
+        int n = (int) BOUND.getAndAdd(this, 1) + 1;
+        if (n == 1) {
+            Deflater.watch(this);
+        }
+        if (n > idleKeys) {
+            deflateNearHand();
+        }
         if (chain >= GROW_CHAIN && t.buckets < MAX_BUCKETS) {
             resize(t, true);
         }
         return bound;
     }
 
-    /** Drops one pin; the thread that drops the last one unbinds the record. */
-    private void unpin(Record r) {
-        if (r.unpin() == 0) {
-            unbind(r);
-        }
+    /** Drops a pin. The record stays bound, idle if nobody else uses it: deflation takes it back. */
+    private static void unpin(Record r) {
+        r.unpin();
     }
 
-    private void unbind(Record r) {
-        for (;;) {
-            Table t = table;
-            int i = t.index(r.hash);
-            if (!t.lock(i)) {
-                continue; // the table moved: look in the new one
+    /**
+     * The amortised deflation, a clock sweep: a binder that finds more than {@link #idleKeys}
+     * records bound deflates up to two idle records, in the buckets from the clock hand on. It
+     * looks into at most {@link #SWEEP_BUCKETS} chains among at most {@link #SWEEP_HEADS} buckets,
+     * so a bind's work is bounded while records in use fill the table; two per bind bring the
+     * count back under the budget after a burst of keys that were held at once. The record just
+     * bound is pinned by its binder and never taken.
+     */
+    private void deflateNearHand() {
+        Table t = table;
+        int mask = t.buckets - 1;
+        int i = hand & mask;
+        int deflated = 0;
+        for (int chains = 0, heads = 0; chains < SWEEP_BUCKETS && heads <= Math.min(mask, SWEEP_HEADS) && deflated < 2;
+             heads++, i = (i + 1) & mask) {
+            if (t.head(i) != null) {
+                chains++;
+                deflated += deflateBucket(t, i, 2 - deflated);
             }
-            boolean emptied = false;
-            try {
-                Record prev = null;
-                Record c = t.head(i);
-                while (c != null && c != r) {
-                    prev = c;
-                    c = c.next();
-                }
-                if (c == null || !r.tryUnpinLast()) {
-                    return; // rebound elsewhere, or pinned again: a later user unbinds it
-                }
-                if (prev == null) {
-                    t.setHead(i, r.next());
-                    emptied = r.next() == null;
+        }
+        hand = i;
+    }
+
+    /**
+     * Under bucket i's lock, deflates up to {@code max} idle records of its chain; returns how
+     * many. Deflation takes two CASes, as HotSpot's asynchronous monitor deflation does: the lock
+     * word {@code 0 -> DEFLATED}, which makes every fast path fail, then {@code pins 0 -> -1},
+     * which makes every pin fail; if a thread pinned the record in between, the deflater backs out
+     * and puts the lock word back (unless the pinned thread already took the lock from DEFLATED,
+     * as a pinned thread may).
+     */
+    private int deflateBucket(Table t, int i, int max) {
+        if (t.head(i) == null || !t.lock(i)) {
+            return 0;
+        }
+        int deflated = 0;
+        boolean emptied = false;
+        try {
+            Record prev = null;
+            for (Record r = t.head(i); r != null && deflated < max; ) {
+                Record next = r.next();
+                if (tryDeflate(r)) {
+                    if (prev == null) {
+                        t.setHead(i, next);
+                    } else {
+                        prev.setNext(next);
+                    }
+                    r.unbind();
+                    deflated++;
+                    keepAsSpare(r);
                 } else {
-                    prev.setNext(r.next());
+                    prev = r;
                 }
-                r.unbind();
-            } finally {
-                t.unlock(i);
+                r = next;
             }
-            keepAsSpare(r);
+            emptied = t.head(i) == null;
+        } finally {
+            t.unlock(i);
+        }
+        if (deflated > 0) {
+            BOUND.getAndAdd(this, -deflated);
             if (emptied && t.buckets > MIN_BUCKETS && t.emptyAfter(i, SHRINK_SAMPLE)) {
                 resize(t, false);
             }
-            return;
         }
+        return deflated;
+    }
+
+    /** The deflation of one record, under its bucket lock; see {@link #deflateBucket}. */
+    private static boolean tryDeflate(Record r) {
+        if ((int) Record.PINS.getVolatile(r) != 0) {
+            return false; // in use: a pinned thread, or an await
+        }
+        r.dropOrphanReservation();
+        if (!r.tryClaimForDeflation()) { // RACE: deflate against lock, on the lock word
+            return false;
+        }
+        if (!r.tryUnpinLast()) { // RACE: deflate against pin
+            r.abandonDeflation();
+            return false;
+        }
+        return true;
     }
 
     /**
@@ -674,13 +1014,23 @@ public final class KeyedLock<K> {
             if (r == null) {
                 throw notHeld(action, key);
             }
-            return r.releaseFully(action); // the holds' pins stay: the record stays bound
+            r.pinBound(); // held, so bound: the pin keeps it bound while we await, for the signal to find
+            try {
+                return r.releaseFully(action);
+            } catch (RuntimeException | Error e) {
+                unpin(r);
+                throw e;
+            }
         }
 
         @Override
         void reacquire(int saved) {
-            Record r = boundRecord(key); // bound: our pins kept it
-            r.reacquire(saved);
+            Record r = boundRecord(key); // bound: our pin kept it
+            try {
+                r.reacquire(saved);
+            } finally {
+                unpin(r);
+            }
         }
 
         @Override
@@ -718,14 +1068,31 @@ public final class KeyedLock<K> {
      * unbinder after its CAS of {@code pins} to -1.
      */
     static final class Record extends VnaLock {
+        private static final java.util.concurrent.atomic.AtomicLong IDS = new java.util.concurrent.atomic.AtomicLong();
+
         volatile Object key;
         volatile KeyedLock<?> home;
         volatile int hash;
         private Record next;   // NEXT
         private int pins = -1; // PINS
+        /** The record's place in the global order of {@link KeyedLock#lockAll}. */
+        final long id = IDS.getAndIncrement();
 
         Record(byte mode, QueuePlacement placement) {
             super(mode, placement);
+        }
+
+        /** Whether a thread holds it, waits for it, awaits one of its conditions or is locking it. */
+        boolean inUse() {
+            return (int) PINS.getVolatile(this) > 0 || isLocked() || hasQueuedThreads();
+        }
+
+        /**
+         * A reservation with no thread left to take it (nobody pins the record, so no heir exists):
+         * cleared, so that the record can be deflated.
+         */
+        void dropOrphanReservation() {
+            STATE.compareAndSet(this, RESERVED, 0);
         }
 
         /** The owner, or null; a snapshot for monitoring. */
@@ -746,12 +1113,18 @@ public final class KeyedLock<K> {
             return k != null ? k.hashCode() : 0;
         }
 
+        /**
+         * Binds a new or deflated record, pinned once for the binder, under the bucket lock and
+         * before it is linked. The lock word is written last: a fast path whose CAS reads it sees the
+         * binding.
+         */
         void bind(KeyedLock<?> home, int hash, Object key, Record next) {
             this.hash = hash;
             this.key = key;
             this.home = home;
             NEXT.setRelease(this, next);
             PINS.setVolatile(this, 1);
+            revive();
         }
 
         void unbind() {
@@ -786,7 +1159,7 @@ public final class KeyedLock<K> {
             return (int) PINS.getAndAdd(this, -1) - 1;
         }
 
-        /** The unbinder's CAS: succeeds only if nobody uses the record. */
+        /** The deflater's second CAS: succeeds only if nobody pinned the record. */
         boolean tryUnpinLast() {
             return PINS.compareAndSet(this, 0, -1);
         }
@@ -800,7 +1173,7 @@ public final class KeyedLock<K> {
         }
 
         private static final VarHandle NEXT;
-        private static final VarHandle PINS;
+        static final VarHandle PINS;
 
         static {
             try {
@@ -899,11 +1272,98 @@ public final class KeyedLock<K> {
         private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(Object[].class);
     }
 
+    /**
+     * The background thread that releases idle keys: every {@link #IDLE_SWEEP_MILLIS} ms it calls
+     * {@link #releaseIdleKeys()} on every live {@code KeyedLock} that has bound keys, as HotSpot's
+     * monitor deflation thread deflates idle monitors. One daemon thread for the JVM, started by
+     * the first bind; it holds the locks weakly, and parks without a timeout while no lock has a
+     * bound key.
+     */
+    static final class Deflater {
+        private static final ConcurrentLinkedQueue<WeakReference<KeyedLock<?>>> LOCKS = new ConcurrentLinkedQueue<>();
+        private static final Object START = new Object();
+        private static volatile Thread thread;
+        /** Set by the deflater before it parks for good, then it looks once more; cleared by a wake. */
+        private static volatile boolean sleeping;
+
+        private Deflater() {}
+
+        /** Called by the bind that took {@code lock} from no bound key to one. */
+        static void watch(KeyedLock<?> lock) {
+            if (!lock.watched) {
+                lock.watched = true; // racy: a second registration only sweeps the lock twice
+                LOCKS.add(new WeakReference<>(lock));
+            }
+            Thread t = thread;
+            if (t == null) {
+                t = start();
+            }
+            if (sleeping) {
+                sleeping = false;
+                LockSupport.unpark(t);
+            }
+        }
+
+        private static Thread start() {
+            synchronized (START) {
+                Thread t = thread;
+                if (t == null) {
+                    t = Thread.ofPlatform().daemon().name("numaloom-keyed-deflater").stackSize(256 * 1024)
+                            .unstarted(Deflater::run);
+                    thread = t;
+                    t.start();
+                }
+                return t;
+            }
+        }
+
+        private static void run() {
+            for (;;) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(IDLE_SWEEP_MILLIS));
+                if (!sweep()) {
+                    sleeping = true;
+                    if (!sweep()) { // a bind racing the flag is seen here, or sees the flag
+                        while (sleeping) {
+                            LockSupport.park();
+                        }
+                    }
+                    sleeping = false;
+                }
+            }
+        }
+
+        /** Releases the idle keys of every live lock; whether any lock still has bound keys. */
+        private static boolean sweep() {
+            boolean any = false;
+            for (java.util.Iterator<WeakReference<KeyedLock<?>>> it = LOCKS.iterator(); it.hasNext(); ) {
+                KeyedLock<?> lock = it.next().get();
+                if (lock == null) {
+                    it.remove();
+                    continue;
+                }
+                try {
+                    if (lock.boundKeys() > 0) {
+                        lock.releaseIdleKeys();
+                        any |= lock.boundKeys() > 0;
+                    }
+                } catch (RuntimeException | Error e) {
+                    any = true; // a key's equals threw inside a resize, say: try again next time
+                }
+            }
+            return any;
+        }
+    }
+
+    /** Whether the {@link Deflater} holds a reference to this lock. */
+    private volatile boolean watched;
+
     private static final VarHandle RESIZING;
+    private static final VarHandle BOUND;
 
     static {
         try {
             RESIZING = MethodHandles.lookup().findVarHandle(KeyedLock.class, "resizing", int.class);
+            BOUND = MethodHandles.lookup().findVarHandle(KeyedLock.class, "bound", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

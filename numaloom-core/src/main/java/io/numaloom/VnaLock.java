@@ -304,6 +304,13 @@ public class VnaLock extends ConditionLock implements Lock {
     /** Lock word bits. */
     static final int LOCKED = 1;
     static final int RESERVED = 2;
+    /**
+     * The lock word of a {@link KeyedLock} record that its deflater claimed (see there): never set by
+     * a {@code VnaLock} path, and not 0, so the fast path fails on it. A heir reads it as free and may
+     * take it, which only a thread that pinned the record can be, and a pin makes the deflation back
+     * out.
+     */
+    static final int DEFLATED = 4;
 
     /** The heir's first spin budget, in {@code onSpinWait} polls; {@link #nextHeirSpins} adapts it. */
     static final int HEIR_SPINS = 128;
@@ -560,6 +567,51 @@ public class VnaLock extends ConditionLock implements Lock {
     /** The fast path: takes a free, unreserved lock. The caller then writes {@code owner}. */
     private boolean tryAcquireFree() {
         return STATE.compareAndSet(this, 0, LOCKED);
+    }
+
+    /** {@link KeyedLock}'s fast path: the fast path of {@link #lock()} alone, nothing queued, no re-entry. */
+    final boolean tryLockUnqueued() {
+        if (tryAcquireFree()) {
+            owner = Thread.currentThread();
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * {@link KeyedLock}'s acquisition by a thread that pinned the record: also takes a lock that a
+     * deflater claimed ({@link #DEFLATED}), since the pin makes that deflation back out.
+     */
+    final boolean tryLockPinned() {
+        int s = (int) STATE.getVolatile(this);
+        if ((s == 0 || s == DEFLATED) && STATE.compareAndSet(this, s, LOCKED)) {
+            owner = Thread.currentThread();
+            return true;
+        }
+        return false;
+    }
+
+    /** {@link KeyedLock}'s deflater claims a free, unreserved lock that nobody holds: CAS 0 -> DEFLATED. */
+    final boolean tryClaimForDeflation() {
+        return STATE.compareAndSet(this, 0, DEFLATED);
+    }
+
+    /**
+     * The deflater backs out (a pinned thread wants the record): DEFLATED -> 0, unless a pinned heir
+     * took the lock from DEFLATED meanwhile.
+     */
+    final void abandonDeflation() {
+        STATE.compareAndSet(this, DEFLATED, 0);
+    }
+
+    /** A deflated record bound to a new key becomes a free lock: its binder publishes the binding with this store. */
+    final void revive() {
+        STATE.setVolatile(this, 0);
+    }
+
+    /** Whether the lock word is {@link #DEFLATED}. */
+    final boolean deflated() {
+        return (int) STATE.getVolatile(this) == DEFLATED;
     }
 
     /**

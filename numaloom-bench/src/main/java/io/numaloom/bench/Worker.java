@@ -95,13 +95,30 @@ public final class Worker extends WorkerPadAfter implements Runnable {
         region.mutex.runExclusively(this);
     }
 
+    /**
+     * Runs {@code section} holding the lock of {@code key} in {@code scheme}, measuring the acquisition as
+     * {@link #locked} does (a keyed scheme has no region: no NUMA bookkeeping).
+     */
+    public void lockedByKey(io.numaloom.bench.locks.KeyedSchemes.KeyedScheme scheme, String key, Runnable section) {
+        this.region = null;
+        this.section = section;
+        acquisitions++;
+        if (latency != null) {
+            acquireStart = System.nanoTime();
+        }
+        scheme.runExclusively(key, this);
+    }
+
     /** Inside the critical section; not for workloads. */
     @Override
     public void run() {
         if (latency != null) {
             latency.recordValue(System.nanoTime() - acquireStart);
         }
-        region.acquired();
+        GuardedRegion r = region;
+        if (r != null) {
+            r.acquired();
+        }
         section.run();
     }
 

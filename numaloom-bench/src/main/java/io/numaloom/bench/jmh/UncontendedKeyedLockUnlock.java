@@ -23,8 +23,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * The cost of an uncontended {@code lock(key)/unlock(key)} pair, for the ways Java code gets "a lock per key",
  * cycling over {@link #KEYS} recurring keys (boxed once, so the keys themselves allocate nothing):
  * <ul>
- * <li>{@code KEYED_LOCK}: {@link KeyedLock}, exact per key; its record is bound at {@code lock} and unbound at
- *     {@code unlock}, so every pair here goes through binding and unbinding (its worst uncontended case);
+ * <li>{@code KEYED_LOCK}: {@link KeyedLock}, exact per key; the 64 keys stay bound while idle (its default budget is
+ *     1024 idle keys), so a pair is a lookup and a CAS to lock, a lookup and a store to unlock;
  * <li>{@code STRIPED}: Guava's {@code Striped.lock(64)}, 64 {@code ReentrantLock}s chosen by hash: cheap, but
  *     keys that share a stripe exclude each other (and can deadlock when a thread holds two);
  * <li>{@code LAZY_WEAK_STRIPED}: Guava's {@code Striped.lazyWeakLock(1024)}, stripes created on demand and

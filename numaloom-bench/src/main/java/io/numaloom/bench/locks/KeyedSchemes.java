@@ -17,8 +17,9 @@ import java.util.function.IntFunction;
  * today to say "lock this user id, this path, this cache key", against numaloom's {@link KeyedLock}.
  *
  * <ul>
- * <li>{@value #KEYED_LOCK}: {@code KeyedLock}, a lock per key by {@code equals}, bound on demand and unbound when
- *     the last user leaves (idle memory: none per key).</li>
+ * <li>{@value #KEYED_LOCK}: {@code KeyedLock}, a lock per key by {@code equals}, bound on demand; up to 1024 idle
+ *     keys stay bound (a lookup and one CAS to lock them again), the rest are released, and every idle key within
+ *     about a second.</li>
  * <li>{@code GUAVA_STRIPED}: Guava's {@code Striped.lock(stripes)}, {@code stripes} eager {@code ReentrantLock}s;
  *     keys that hash to one stripe share its lock (false contention, and deadlock for a thread that holds two
  *     colliding keys while another takes them in the other order).</li>

@@ -29,7 +29,8 @@ import java.util.SplittableRandom;
  * look them up by {@code equals} all the same.
  *
  * <p>{@link Round#verify()} compares each key's counter with the number of times the sequence drew the key: a
- * lost update (two holders of one key at once) fails the round. Adjacent keys' counters share cache lines, as
+ * lost update (two holders of one key at once) fails the round. Acquisitions go through
+ * {@link Worker#lockedByKey}, which records their latency as every other workload's. Adjacent keys' counters share cache lines, as
  * adjacent entries of an application's table do; that costs every scheme alike. The round's
  * {@link Round#footprint()} is the scheme, whose retained size after the last round shows what it keeps.
  */
@@ -133,7 +134,7 @@ public final class Keyed implements Workload {
                 for (long i = from; i < to; i++) {
                     Blackhole.consumeCPU(beforeTokens);
                     step.key = sequence[(int) i];
-                    scheme.runExclusively(keys[step.key], step);
+                    worker.lockedByKey(scheme, keys[step.key], step);
                     worker.completed();
                 }
             }

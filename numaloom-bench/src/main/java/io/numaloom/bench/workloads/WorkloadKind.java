@@ -28,7 +28,7 @@ public enum WorkloadKind {
     SYNC("sync", "uncontended lock/unlock of a thread's own lock, plain or nested (Relaxed-Lock paper §4)",
             Sync.FIELDS, Sync::new, false, Set.of("recordLatency", "remotePenaltyNs")),
     KEYED("keyed", "a lock per key, keys drawn with Zipf skew, through a keyed scheme (KEYED_LOCK, Guava Striped, ...)",
-            Keyed.FIELDS, Keyed::new, false, Set.of("recordLatency", "remotePenaltyNs")),
+            Keyed.FIELDS, Keyed::new, false, Set.of("remotePenaltyNs")),
     LOCK_RATE("lockRate", "lock/unlock in a loop, an empty section or one atomic add (NUMA talk: ticket vs queued spinlocks)",
             LockRate.FIELDS, LockRate::new, false, Set.of("recordLatency", "remotePenaltyNs")),
     FALSE_SHARING("falseSharing", "read-modify-writes on per-thread counters; the locks are layouts PACKED, PADDED_64, PADDED_128 (NUMA talk)",
