@@ -560,7 +560,8 @@ public final class KeyedLock<K> {
 
     /**
      * The fast path of every acquisition: finds the record bound to {@code key} without a lock and
-     * takes its free lock with one CAS. The binding read before the CAS is read again after it: a
+     * takes its free lock with one CAS (after VnaLock's newcomer spin, about a microsecond, if the
+     * lock is held and nobody is queued). The binding read before the CAS is read again after it: a
      * record that was deflated and rebound in between is released again (it is no longer this
      * key's). False when the record is missing, the lock is not free, or the CAS lost a race; the
      * pinned path then decides. Returns the record it locked, or null.
@@ -571,7 +572,7 @@ public final class KeyedLock<K> {
         for (int hops = 0; r != null && hops < MAX_HOPS; hops++, r = r.next()) {
             Object k = r.key;
             if (r.hash == h && k != null && (k == key || key.equals(k))) {
-                if (!r.tryLockUnqueued()) { // RACE: lock against deflate, decided on the lock word
+                if (!r.tryLockBriefly()) { // RACE: lock against deflate, decided on the lock word
                     return null;
                 }
                 if (r.key == k && r.home == this) {
@@ -698,7 +699,7 @@ public final class KeyedLock<K> {
             Deflater.watch(this);
         }
         if (n > idleKeys) {
-            deflateNearHand();
+            deflateNearHand(Math.min(2, n - idleKeys));
         }
         if (chain >= GROW_CHAIN && t.buckets < MAX_BUCKETS) {
             resize(t, true);
@@ -712,23 +713,25 @@ public final class KeyedLock<K> {
     }
 
     /**
-     * The amortised deflation, a clock sweep: a binder that finds more than {@link #idleKeys}
-     * records bound deflates up to two idle records, in the buckets from the clock hand on. It
-     * looks into at most {@link #SWEEP_BUCKETS} chains among at most {@link #SWEEP_HEADS} buckets,
-     * so a bind's work is bounded while records in use fill the table; two per bind bring the
-     * count back under the budget after a burst of keys that were held at once. The record just
-     * bound is pinned by its binder and never taken.
+     * The amortised deflation, a clock sweep: a binder that brought the bound records over
+     * {@link #idleKeys} deflates {@code wanted} idle records (one, or two while the count is
+     * further over, so that it comes back down after a burst of keys that were held at once), in
+     * the buckets from the clock hand on. One per bind in the steady state gives the binder's
+     * thread a spare record for its next bind: no allocation. It looks into at most
+     * {@link #SWEEP_BUCKETS} chains among at most {@link #SWEEP_HEADS} buckets, so a bind's work
+     * is bounded while records in use fill the table. The record just bound is pinned by its
+     * binder and never taken.
      */
-    private void deflateNearHand() {
+    private void deflateNearHand(int wanted) {
         Table t = table;
         int mask = t.buckets - 1;
         int i = hand & mask;
         int deflated = 0;
-        for (int chains = 0, heads = 0; chains < SWEEP_BUCKETS && heads <= Math.min(mask, SWEEP_HEADS) && deflated < 2;
+        for (int chains = 0, heads = 0; chains < SWEEP_BUCKETS && heads <= Math.min(mask, SWEEP_HEADS) && deflated < wanted;
              heads++, i = (i + 1) & mask) {
             if (t.head(i) != null) {
                 chains++;
-                deflated += deflateBucket(t, i, 2 - deflated);
+                deflated += deflateBucket(t, i, wanted - deflated);
             }
         }
         hand = i;

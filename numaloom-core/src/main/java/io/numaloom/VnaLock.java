@@ -569,13 +569,22 @@ public class VnaLock extends ConditionLock implements Lock {
         return STATE.compareAndSet(this, 0, LOCKED);
     }
 
-    /** {@link KeyedLock}'s fast path: the fast path of {@link #lock()} alone, nothing queued, no re-entry. */
-    final boolean tryLockUnqueued() {
+    /**
+     * {@link KeyedLock}'s fast path: the fast path of {@link #lock()}, then, while nobody is queued,
+     * its newcomer's spin ({@link #NEWCOMER_SPINS} polls): a short critical section ends within it,
+     * and the key's record need not be pinned. No queueing, no re-entry.
+     */
+    final boolean tryLockBriefly() {
+        Thread me = Thread.currentThread();
         if (tryAcquireFree()) {
-            owner = Thread.currentThread();
+            owner = me;
             return true;
         }
-        return false;
+        if (owner == me) {
+            return false; // a re-entry: the caller's slow path counts it
+        }
+        Waiters w = (Waiters) WAITERS.getAcquire(this);
+        return (w == null || w.heir() == null) && spinAsNewcomer(me);
     }
 
     /**

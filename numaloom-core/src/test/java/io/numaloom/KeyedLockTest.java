@@ -573,6 +573,36 @@ class KeyedLockTest {
         assertEquals(0, locks.activeKeys());
     }
 
+    /**
+     * A stream of ever new keys over a budget of 64 idle keys: each bind deflates one idle record, which the
+     * thread keeps as the spare for its next bind, so the steady state allocates no record (36 B per pair when
+     * two were deflated per bind and one was dropped).
+     */
+    @Test
+    void newKeysOverTheBudgetAllocateNothing() throws Exception {
+        KeyedLock<Integer> locks = KeyedLock.builder().idleKeys(64).build();
+        Integer[] keys = new Integer[1 << 16];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = 1_000_000 + i;
+        }
+        VnaLockFootprintTest.AllocationProbe probe = new VnaLockFootprintTest.AllocationProbe();
+        cycle(locks, keys, keys.length);
+        long minEmpty = Long.MAX_VALUE;
+        long minWork = Long.MAX_VALUE;
+        StringBuilder windows = new StringBuilder();
+        for (int w = 0; w < 8; w++) {
+            long a = probe.allocatedBytes();
+            long b = probe.allocatedBytes();
+            cycle(locks, keys, keys.length);
+            long c = probe.allocatedBytes();
+            minEmpty = Math.min(minEmpty, b - a);
+            minWork = Math.min(minWork, c - b);
+            windows.append(c - b).append(' ');
+        }
+        assertTrue(minWork <= minEmpty, "every window of 65,536 new keys allocated: " + windows + "bytes");
+        assertTrue(locks.boundKeys() <= 65, locks.boundKeys() + " keys bound over a budget of 64");
+    }
+
     private static void cycle(KeyedLock<Integer> locks, Integer[] keys, int n) {
         for (int i = 0; i < n; i++) {
             Integer k = keys[i & (keys.length - 1)];
