@@ -111,22 +111,18 @@ class VnaLockParallelismOneTest {
     @ParameterizedTest(name = "spinners: {0}")
     @ValueSource(ints = {1, 2})
     void tryLockGetsALockWhoseReservingHeirWaitsForTheSpinnersCarrier(int spinners) throws InterruptedException {
-        VnaLock lock = new VnaLock();
-        ReservedLockScenario.Outcome o = ReservedLockScenario.run(lock, () -> ReservedLockScenario.reserved(lock),
-                lock::isLocked, spinners, Thread.ofVirtual());
+        ReservedLockScenario.Outcome o = ReservedLockScenario.runRepeatedly(
+                () -> ReservedLockScenario.Scenario.of(new VnaLock()), spinners, Thread.ofVirtual());
         System.out.println("VnaLock at parallelism 1, " + spinners + " spinners: " + o);
         o.assertEverySpinnerAcquired();
-        assertFalse(lock.isLocked());
     }
 
     @Test
     void tryLockGetsAKeyWhoseReservingHeirWaitsForTheSpinnersCarrier() throws InterruptedException {
         KeyedLock<Integer> locks = new KeyedLock<>();
         Integer key = 12_345;
-        ReservedLockScenario.Outcome o = ReservedLockScenario.run(locks.forKey(key), () -> {
-            VnaLock r = locks.boundRecord(key);
-            return r != null && ReservedLockScenario.reserved(r);
-        }, () -> locks.isLocked(key), 1, Thread.ofVirtual());
+        ReservedLockScenario.Outcome o = ReservedLockScenario.runRepeatedly(
+                () -> ReservedLockScenario.Scenario.of(locks, key), 1, Thread.ofVirtual());
         System.out.println("KeyedLock key at parallelism 1: " + o);
         o.assertEverySpinnerAcquired();
         assertEquals(0, locks.activeKeys());

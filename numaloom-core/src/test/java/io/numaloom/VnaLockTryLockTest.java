@@ -33,13 +33,11 @@ class VnaLockTryLockTest {
     @ParameterizedTest(name = "spinners: {0}, virtual: {1}")
     @CsvSource({"1, true", "2, true", "1, false", "2, false"})
     void spinnersGetALockTheirReleaseLeftReservedForAHeir(int spinners, boolean virtual) throws Exception {
-        VnaLock lock = VnaLock.withPlacement(1, () -> 0);
-        ReservedLockScenario.Outcome o = ReservedLockScenario.run(lock, () -> ReservedLockScenario.reserved(lock),
-                lock::isLocked, spinners, virtual ? Thread.ofVirtual() : Thread.ofPlatform());
+        ReservedLockScenario.Outcome o = ReservedLockScenario.runRepeatedly(
+                () -> ReservedLockScenario.Scenario.of(VnaLock.withPlacement(1, () -> 0)), spinners,
+                virtual ? Thread.ofVirtual() : Thread.ofPlatform());
         System.out.println("VnaLock, " + spinners + " spinners, virtual " + virtual + ": " + o);
         o.assertEverySpinnerAcquired();
-        assertFalse(lock.isLocked());
-        assertEquals(0, lock.getQueueLength());
     }
 
     @ParameterizedTest(name = "spinners: {0}")
@@ -47,10 +45,8 @@ class VnaLockTryLockTest {
     void spinnersGetAKeyTheirReleaseLeftReservedForAHeir(int spinners) throws Exception {
         KeyedLock<String> locks = new KeyedLock<>();
         String key = "account-7";
-        ReservedLockScenario.Outcome o = ReservedLockScenario.run(locks.forKey(key), () -> {
-            VnaLock r = locks.boundRecord(key);
-            return r != null && ReservedLockScenario.reserved(r);
-        }, () -> locks.isLocked(key), spinners, Thread.ofVirtual());
+        ReservedLockScenario.Outcome o = ReservedLockScenario.runRepeatedly(
+                () -> ReservedLockScenario.Scenario.of(locks, key), spinners, Thread.ofVirtual());
         System.out.println("KeyedLock key, " + spinners + " spinners: " + o);
         o.assertEverySpinnerAcquired();
         assertFalse(locks.isLocked(key));
