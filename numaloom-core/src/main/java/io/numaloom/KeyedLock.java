@@ -585,12 +585,15 @@ public final class KeyedLock<K> {
         return null;
     }
 
-    /** The slow path of {@link #lock}: pins the key's record, locks it, unpins. Returns the record. */
+    /**
+     * The slow path of {@link #lock}: pins the key's record, locks it, unpins. Returns the record. The
+     * fast path has spun as a newcomer already, so the record's lock does not spin again.
+     */
     private Record lockPinned(Object key, int h) {
         Record r = pin(key, h);
         try {
             if (!r.tryLockPinned()) {
-                r.lock();
+                r.lockAfterSpin();
             }
         } finally {
             unpin(r);

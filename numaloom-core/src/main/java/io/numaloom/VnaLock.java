@@ -416,7 +416,7 @@ public class VnaLock extends ConditionLock implements Lock {
     @Override
     public void lock() {
         if (!tryAcquireFree()) {
-            acquireUninterruptibly(Thread.currentThread());
+            acquireUninterruptibly(Thread.currentThread(), true);
         } else {
             owner = Thread.currentThread();
         }
@@ -430,7 +430,7 @@ public class VnaLock extends ConditionLock implements Lock {
         if (tryAcquireFree()) {
             owner = Thread.currentThread();
         } else {
-            acquireSlow(Thread.currentThread(), true, false, 0L);
+            acquireSlow(Thread.currentThread(), true, false, 0L, true);
         }
     }
 
@@ -470,7 +470,7 @@ public class VnaLock extends ConditionLock implements Lock {
         if (nanos <= 0L) {
             return reenter(me);
         }
-        return acquireSlow(me, true, true, System.nanoTime() + nanos);
+        return acquireSlow(me, true, true, System.nanoTime() + nanos, true);
     }
 
     @Override
@@ -588,6 +588,18 @@ public class VnaLock extends ConditionLock implements Lock {
     }
 
     /**
+     * {@link KeyedLock}'s blocking acquisition after {@link #tryLockBriefly}: {@link #lock()} without
+     * a second newcomer's spin.
+     */
+    final void lockAfterSpin() {
+        if (tryAcquireFree()) {
+            owner = Thread.currentThread();
+        } else {
+            acquireUninterruptibly(Thread.currentThread(), false);
+        }
+    }
+
+    /**
      * {@link KeyedLock}'s acquisition by a thread that pinned the record: also takes a lock that a
      * deflater claimed ({@link #DEFLATED}), since the pin makes that deflation back out.
      */
@@ -682,7 +694,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * The slow path of every blocking acquisition: re-entry, then the queue.
      * Returns true once the lock is held, false on timeout; throws only if interruptible.
      */
-    private boolean acquireSlow(Thread me, boolean interruptible, boolean timed, long deadline)
+    private boolean acquireSlow(Thread me, boolean interruptible, boolean timed, long deadline, boolean newcomerSpin)
             throws InterruptedException {
         if (reenter(me)) {
             return true;
@@ -692,7 +704,7 @@ public class VnaLock extends ConditionLock implements Lock {
         // Ask the placement (user code, which may throw) before anything changes.
         int n = w.queueCount == 1 ? 0 : Math.floorMod(currentQueue(), w.queueCount);
         LockContendedEvent event = LockContendedEvent.beginIfEnabled(this, owner, n, w);
-        if (w.heir() == null && spinAsNewcomer(me)) {
+        if (newcomerSpin && w.heir() == null && spinAsNewcomer(me)) {
             acquiredUnqueued(event);
             return true;
         }
@@ -717,9 +729,9 @@ public class VnaLock extends ConditionLock implements Lock {
         }
     }
 
-    private void acquireUninterruptibly(Thread me) {
+    private void acquireUninterruptibly(Thread me, boolean newcomerSpin) {
         try {
-            acquireSlow(me, false, false, 0L);
+            acquireSlow(me, false, false, 0L, newcomerSpin);
         } catch (InterruptedException e) {
             throw new AssertionError("uninterruptible acquisition was interrupted", e);
         }
