@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * deterministic and fail on the code before their fix. The bound itself is measured under barging
  * hammers by {@code OvertakingBoundTest} in numaloom-stress (3 s in CI, 60 s under -Pstress).
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class VnaLockContendedPathTest {
 
     /**
@@ -45,7 +45,7 @@ class VnaLockContendedPathTest {
         });
         VnaLockTest.awaitCondition(() -> lock.getQueueLength() == 1, "the waiter to queue");
         lock.unlock();
-        waiter.join(TimeUnit.SECONDS.toMillis(10));
+        waiter.join(VnaLockTest.PATIENCE);
         assertTrue(acquired.get(), "the waiter was never woken: the stale heir blocked designation");
         assertFalse(lock.hasQueuedThreads());
     }
@@ -67,7 +67,7 @@ class VnaLockContendedPathTest {
         VnaLock.QNode live = w.heir();
         VnaLock.Waiters.HEIR.setVolatile(w, stale);
         lock.unlock();
-        waiter.join(TimeUnit.SECONDS.toMillis(10));
+        waiter.join(VnaLockTest.PATIENCE);
         assertFalse(waiter.isAlive(), "the live candidate " + live.thread + " was never designated");
     }
 
@@ -101,7 +101,7 @@ class VnaLockContendedPathTest {
             lock.lock();
             lock.unlock();
         });
-        second.join(TimeUnit.SECONDS.toMillis(10));
+        second.join(VnaLockTest.PATIENCE);
         assertFalse(second.isAlive());
         assertFalse(lock.isLocked());
     }
@@ -181,7 +181,7 @@ class VnaLockContendedPathTest {
         });
         barger.join();
         assertFalse(bargedIn.get(), "tryLock took a reserved lock");
-        waiter.join(TimeUnit.SECONDS.toMillis(10));
+        waiter.join(VnaLockTest.PATIENCE);
         assertTrue(acquired.get());
         assertEquals(0, (int) VnaLock.STATE.getVolatile(lock), "the reservation outlived the heir");
     }

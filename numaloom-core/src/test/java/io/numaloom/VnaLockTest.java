@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /** Semantics, liveness and cancellation of {@link VnaLock}; see also the conformance suite in numaloom-stress. */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class VnaLockTest {
 
     /** A lock with {@code queues} queues; threads are spread over them by thread id. */
@@ -288,11 +288,17 @@ class VnaLockTest {
     }
 
     /**
+     * How long a contended run may take before the test calls it a hang (a lost wake-up): many times
+     * what it takes on a busy machine.
+     */
+    static final Duration HANG_CAP = Duration.ofSeconds(60);
+
+    /**
      * {@code threads} threads increment a plain counter {@code iterations} times each under the
      * lock; an "inside" flag catches two threads in the critical section at once.
      */
     static void runContended(VnaLock lock, int threads, int iterations, boolean virtual, boolean yieldInside) {
-        assertTimeoutPreemptively(Duration.ofSeconds(45), () -> {
+        assertTimeoutPreemptively(HANG_CAP, () -> {
             long[] counter = new long[1];
             AtomicBoolean inside = new AtomicBoolean();
             AtomicInteger overlaps = new AtomicInteger();
@@ -432,18 +438,26 @@ class VnaLockTest {
         assertEquals(20, failed.get());
         awaitCondition(() -> lock.getQueueLength() == 1, "only the patient waiter left");
         lock.unlock();
-        patient.join(Duration.ofSeconds(10));
+        patient.join(PATIENCE);
         assertFalse(patient.isAlive(), "the patient waiter was stranded behind cancelled nodes");
         assertEquals(0, lock.getQueueLength());
     }
 
     // ------------------------------------------------------------------ helpers
 
+    /**
+     * How long a test waits for something that must happen (a state, a thread to finish) before it
+     * fails instead of hanging: reached only when the lock is broken, so generous enough for a
+     * machine busy with other work.
+     */
+    static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    /** Polls {@code condition} until it holds, failing after {@link #PATIENCE}. */
     static void awaitCondition(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
         while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("timed out waiting for " + what);
+            if (System.nanoTime() - deadline > 0) {
+                fail("timed out after " + PATIENCE.toSeconds() + " s waiting for " + what);
             }
             Thread.sleep(1);
         }
