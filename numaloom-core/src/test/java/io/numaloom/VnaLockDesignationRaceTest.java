@@ -124,7 +124,9 @@ class VnaLockDesignationRaceTest {
         r[0].start();
         awaitState(() -> parked(r[0]), "R queued as candidate");
         cMayLockAgain.countDown();
-        awaitState(() -> parked(c) && lock.getQueueLength() == 2, "C queued again, behind R");
+        // C was parked on cMayLockAgain before it called lock(): its state counts only once it is
+        // queued, so the queue length is read first.
+        awaitState(() -> lock.getQueueLength() == 2 && parked(c), "C queued again, behind R");
         qMayUnlock.countDown();
 
         assertTrue(cAcquiredAgain.await(VnaLockTest.PATIENCE.toMillis(), TimeUnit.MILLISECONDS),
