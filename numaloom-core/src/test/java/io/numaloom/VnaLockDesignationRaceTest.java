@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * lets C consume P's stray unpark before R grants the candidacy, which is what made the old code
  * hang, so a slow machine can only make the test miss the old bug, never fail the new code.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class VnaLockDesignationRaceTest {
 
     @AfterEach
@@ -126,13 +126,15 @@ class VnaLockDesignationRaceTest {
         r[0].start();
         awaitState(() -> parked(r[0]), "R queued as candidate");
         cMayLockAgain.countDown();
-        awaitState(() -> parked(c) && lock.getQueueLength() == 2, "C queued again, behind R");
+        // C was parked on cMayLockAgain before it called lock(): its state counts only once it is
+        // queued, so the queue length is read first.
+        awaitState(() -> lock.getQueueLength() == 2 && parked(c), "C queued again, behind R");
         qMayUnlock.countDown();
 
-        assertTrue(cAcquiredAgain.await(10, TimeUnit.SECONDS),
+        assertTrue(cAcquiredAgain.await(VnaLockTest.PATIENCE.toMillis(), TimeUnit.MILLISECONDS),
                 "C was never woken: " + lock + ", " + lock.getQueueLength() + " queued, C " + c.getState());
         for (Thread t : new Thread[] {p, c, q, r[0]}) {
-            t.join(10_000);
+            t.join(VnaLockTest.PATIENCE);
             assertTrue(!t.isAlive(), t.getName() + " did not finish");
         }
     }
@@ -292,7 +294,7 @@ class VnaLockDesignationRaceTest {
 
     private static void await(CountDownLatch latch) {
         try {
-            if (!latch.await(30, TimeUnit.SECONDS)) {
+            if (!latch.await(VnaLockTest.PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new AssertionError("a step of the interleaving never came");
             }
         } catch (InterruptedException e) {

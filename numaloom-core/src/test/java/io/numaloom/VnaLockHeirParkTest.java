@@ -4,6 +4,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -11,6 +12,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * How the heir parks behind an owner that barged in (see "Unlock and the benign race" in
@@ -21,11 +23,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * threads the scheduler's timer thread, and the owner's release must wake it.
  *
  * <p>A platform thread parked with a timeout is {@code TIMED_WAITING}, without one
- * {@code WAITING}: that is how the tests tell the two parks apart. The interleaving where the
- * heir reads the lock free and a barger takes it before the heir's CAS is forced through
- * {@link VnaLock.Seams#heirReadFree}.
+ * {@code WAITING}: that is how the tests tell the two parks apart. A heir also parks, with a
+ * timeout, when it naps after losing a spin to a barger ({@link VnaLock#HEIR_NAP_NANOS}), and it
+ * does not announce a nap; so the state is read only while the heir is inside an announced park
+ * ({@code QNode.PARKED} set, no park started since), never from a single look at a thread that
+ * may be napping. The interleaving where the heir reads the lock free and a barger takes it
+ * before the heir's CAS is forced through {@link VnaLock.Seams#heirReadFree}.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
 class VnaLockHeirParkTest {
 
     @AfterEach
@@ -43,10 +48,10 @@ class VnaLockHeirParkTest {
             acquired.set(true);
             lock.unlock();
         });
-        assertEquals(Thread.State.TIMED_WAITING, awaitParkedHeir(lock, heir),
+        assertEquals(Thread.State.TIMED_WAITING, awaitAnnouncedPark(lock, heir),
                 "a heir that never saw the lock free must keep the recovery timeout");
         lock.unlock();
-        heir.join(TimeUnit.SECONDS.toMillis(10));
+        heir.join(VnaLockTest.PATIENCE);
         assertTrue(acquired.get());
     }
 
@@ -82,7 +87,7 @@ class VnaLockHeirParkTest {
                     return;
                 }
                 readFree.countDown();
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                long deadline = System.nanoTime() + VnaLockTest.PATIENCE.toNanos();
                 while (((int) VnaLock.STATE.getVolatile(lock) & (VnaLock.LOCKED | VnaLock.RESERVED)) == 0
                         && System.nanoTime() < deadline) {
                     Thread.yield();
@@ -92,39 +97,68 @@ class VnaLockHeirParkTest {
         heir.start();
         VnaLockTest.awaitCondition(() -> heirThread(lock) == heir, "the waiter to become heir");
         lock.unlock();
-        assertTrue(readFree.await(10, TimeUnit.SECONDS), "the heir never read the released lock");
+        assertTrue(readFree.await(VnaLockTest.PATIENCE.toMillis(), TimeUnit.MILLISECONDS),
+                "the heir never read the released lock");
         lock.lock(); // barges in: a free, unreserved lock is taken by CAS; a reserved one is waited for
         if (acquired.get()) {
             lock.unlock();
             heir.join();
             return false;
         }
-        assertEquals(Thread.State.WAITING, awaitParkedHeir(lock, heir),
+        assertEquals(Thread.State.WAITING, awaitAnnouncedPark(lock, heir),
                 "a heir that saw the lock free must park without a timeout");
         lock.unlock();
-        heir.join(TimeUnit.SECONDS.toMillis(10));
+        heir.join(VnaLockTest.PATIENCE);
         assertTrue(acquired.get(), "the barger's release did not wake the heir");
         assertFalse(lock.isLocked());
         return true;
     }
 
-    private static Thread heirThread(VnaLock lock) {
+    private static VnaLock.QNode heirNode(VnaLock lock) {
         VnaLock.Waiters w = (VnaLock.Waiters) VnaLock.WAITERS.getVolatile(lock);
-        VnaLock.QNode h = w == null ? null : w.heir();
+        return w == null ? null : w.heir();
+    }
+
+    private static Thread heirThread(VnaLock lock) {
+        VnaLock.QNode h = heirNode(lock);
         return h == null ? null : h.thread;
     }
 
     /**
-     * Waits until {@code heir} is the heir and parked (its spin lasts microseconds) and returns the
-     * state it was seen parked in: a timed park ends and starts again, so the state is read once.
+     * Waits until {@code heir} is the heir and parked in an announced park, and returns the state
+     * it was seen in there. The heir also parks, with a timeout, when it naps after losing a spin
+     * to a barger, and a nap is not announced; between parks it runs. So one read of the state can
+     * catch a nap or a thread between parks, and the state counts only when it was read inside an
+     * announced park: {@code PARKED} set and the node's park count unchanged before and after the
+     * read. {@code PARKED} is set before the announced park starts (and its count rises) and
+     * cleared after it ends; a nap, which happens with {@code PARKED} clear, raises the count
+     * before it parks. A parked state read between two such looks is therefore the announced
+     * park's. Under load the heir may be seen between parks many times: it is looked at again
+     * until such an observation is made, for up to {@link VnaLockTest#PATIENCE}.
      */
-    private static Thread.State awaitParkedHeir(VnaLock lock, Thread heir) throws InterruptedException {
-        Thread.State[] seen = new Thread.State[1];
-        VnaLockTest.awaitCondition(() -> {
-            seen[0] = heir.getState();
-            return heirThread(lock) == heir
-                    && (seen[0] == Thread.State.WAITING || seen[0] == Thread.State.TIMED_WAITING);
-        }, "the heir to park");
-        return seen[0];
+    private static Thread.State awaitAnnouncedPark(VnaLock lock, Thread heir) throws InterruptedException {
+        long deadline = System.nanoTime() + VnaLockTest.PATIENCE.toNanos();
+        Thread.State last = null;
+        int looks = 0;
+        for (;;) {
+            VnaLock.QNode q = heirNode(lock);
+            if (q != null && q.thread == heir && (boolean) VnaLock.QNode.PARKED.getVolatile(q)) {
+                int parks = q.parks;
+                Thread.State s = heir.getState();
+                VarHandle.fullFence();
+                if ((s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING) && q.parks == parks
+                        && (boolean) VnaLock.QNode.PARKED.getVolatile(q) && heirNode(lock) == q) {
+                    return s;
+                }
+                last = s;
+                looks++;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                fail("the heir " + heir + " was never seen in an announced park in "
+                        + VnaLockTest.PATIENCE.toSeconds() + " s (heir now " + heirThread(lock) + "; " + looks
+                        + " looks while it was announced, the last one " + last + ")");
+            }
+            Thread.sleep(1);
+        }
     }
 }

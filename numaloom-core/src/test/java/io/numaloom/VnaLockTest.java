@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /** Semantics, liveness and cancellation of {@link VnaLock}; see also the conformance suite in numaloom-stress. */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
 class VnaLockTest {
 
     /** A lock with {@code queues} queues; threads are spread over them by thread id. */
@@ -288,11 +288,17 @@ class VnaLockTest {
     }
 
     /**
+     * How long a contended run may take before the test calls it a hang (a lost wake-up): many times
+     * what it takes on a busy machine.
+     */
+    static final Duration HANG_CAP = Duration.ofSeconds(60);
+
+    /**
      * {@code threads} threads increment a plain counter {@code iterations} times each under the
      * lock; an "inside" flag catches two threads in the critical section at once.
      */
     static void runContended(VnaLock lock, int threads, int iterations, boolean virtual, boolean yieldInside) {
-        assertTimeoutPreemptively(Duration.ofSeconds(45), () -> {
+        assertTimeoutPreemptively(HANG_CAP, () -> {
             long[] counter = new long[1];
             AtomicBoolean inside = new AtomicBoolean();
             AtomicInteger overlaps = new AtomicInteger();
@@ -334,36 +340,51 @@ class VnaLockTest {
      * Lockers that never give up, timed waiters that time out, and interruptible waiters that get
      * interrupted, all on one lock whose holder yields inside: every locker must finish, the
      * counter must be exact, and the queue must end empty. A lost wake-up hangs the test.
+     *
+     * <p>A storm needs waits cancelled in the queue: a timed wait that timed out (a positive
+     * timeout; a zero one fails at once without queueing) and an interruptible wait interrupted
+     * while it waited. On a busy machine the lock may be free whenever a timed waiter comes, and
+     * the interrupter, a platform thread, may not run for a while; so the workers go on past their
+     * {@value #STORM_ITERATIONS} iterations until both kinds of cancellation have happened, for up
+     * to {@link #STORM_CAP}, and the test fails if they never did.
      */
     @ParameterizedTest(name = "{0} queues")
     @ValueSource(ints = {1, 2, 4})
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void timeoutAndInterruptStormsLoseNoWakeUp(int queues) {
         VnaLock lock = spread(queues);
-        assertTimeoutPreemptively(Duration.ofSeconds(45), () -> {
+        assertTimeoutPreemptively(STORM_CAP.plus(HANG_CAP), () -> {
             AtomicLong acquired = new AtomicLong();
             long[] counter = new long[1];
-            AtomicInteger timeouts = new AtomicInteger();
-            AtomicInteger interrupts = new AtomicInteger();
+            AtomicInteger timeouts = new AtomicInteger();        // timed waits that timed out in the queue
+            AtomicInteger refusals = new AtomicInteger();        // tryLock(0) on a held lock: no wait at all
+            AtomicInteger interrupts = new AtomicInteger();      // interruptible waits interrupted while waiting
+            AtomicInteger entryInterrupts = new AtomicInteger(); // interrupted before the call: thrown on entry
+            long stormDeadline = System.nanoTime() + STORM_CAP.toNanos();
+            java.util.function.BooleanSupplier goOn = () -> (timeouts.get() == 0 || interrupts.get() == 0)
+                    && System.nanoTime() - stormDeadline < 0;
             List<Thread> all = new ArrayList<>();
             List<Thread> interruptible = new ArrayList<>();
             for (int i = 0; i < 48; i++) {
                 int kind = i % 3;
                 Thread t = Thread.ofVirtual().unstarted(() -> {
                     ThreadLocalRandom rnd = ThreadLocalRandom.current();
-                    for (int j = 0; j < 400; j++) {
+                    for (int j = 0; j < STORM_ITERATIONS || goOn.getAsBoolean(); j++) {
                         boolean got;
+                        int timeoutMicros = rnd.nextInt(0, 50);
+                        boolean interruptedBefore = Thread.currentThread().isInterrupted();
                         try {
                             got = switch (kind) {
                                 case 0 -> { lock.lock(); yield true; }
-                                case 1 -> lock.tryLock(rnd.nextInt(0, 50), TimeUnit.MICROSECONDS);
+                                case 1 -> lock.tryLock(timeoutMicros, TimeUnit.MICROSECONDS);
                                 default -> { lock.lockInterruptibly(); yield true; }
                             };
                         } catch (InterruptedException e) {
-                            interrupts.incrementAndGet();
+                            (interruptedBefore ? entryInterrupts : interrupts).incrementAndGet();
                             continue;
                         }
                         if (!got) {
-                            timeouts.incrementAndGet();
+                            (timeoutMicros > 0 ? timeouts : refusals).incrementAndGet();
                             continue;
                         }
                         try {
@@ -399,11 +420,19 @@ class VnaLockTest {
             assertEquals(acquired.get(), counter[0]);
             assertFalse(lock.isLocked());
             assertEquals(0, lock.getQueueLength());
-            assertTrue(timeouts.get() + interrupts.get() > 0, "the storm cancelled nothing: not a storm");
+            assertTrue(timeouts.get() > 0 && interrupts.get() > 0, "the storm cancelled too little in the queue in "
+                    + STORM_CAP.toSeconds() + " s: not a storm (" + timeouts + " timed waits timed out, " + interrupts
+                    + " waits interrupted; " + refusals + " tryLock(0) refused, " + entryInterrupts
+                    + " calls interrupted on entry)");
             // The lock is still fully functional after the storm.
             runContended(lock, 8, 200, true, true);
         });
     }
+
+    /** Iterations each storm worker makes at least. */
+    static final int STORM_ITERATIONS = 400;
+    /** How long storm workers go on past their iterations for the cancellations a storm needs. */
+    static final Duration STORM_CAP = Duration.ofSeconds(30);
 
     @Test
     void timedOutWaitersLeaveTheQueueUsable() throws Exception {
@@ -432,18 +461,26 @@ class VnaLockTest {
         assertEquals(20, failed.get());
         awaitCondition(() -> lock.getQueueLength() == 1, "only the patient waiter left");
         lock.unlock();
-        patient.join(Duration.ofSeconds(10));
+        patient.join(PATIENCE);
         assertFalse(patient.isAlive(), "the patient waiter was stranded behind cancelled nodes");
         assertEquals(0, lock.getQueueLength());
     }
 
     // ------------------------------------------------------------------ helpers
 
+    /**
+     * How long a test waits for something that must happen (a state, a thread to finish) before it
+     * fails instead of hanging: reached only when the lock is broken, so generous enough for a
+     * machine busy with other work.
+     */
+    static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    /** Polls {@code condition} until it holds, failing after {@link #PATIENCE}. */
     static void awaitCondition(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
         while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("timed out waiting for " + what);
+            if (System.nanoTime() - deadline > 0) {
+                fail("timed out after " + PATIENCE.toSeconds() + " s waiting for " + what);
             }
             Thread.sleep(1);
         }

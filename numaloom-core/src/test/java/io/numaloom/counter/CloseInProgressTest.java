@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class CloseInProgressTest {
 
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration TIMEOUT = ThreadKind.PATIENCE;
     private static final int UNSET = Integer.MIN_VALUE;
 
     static Stream<Arguments> kindsAndShapes() {

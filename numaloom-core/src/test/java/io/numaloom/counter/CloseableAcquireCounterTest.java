@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.numaloom.topology.Topology;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.SynchronousQueue;
@@ -305,7 +304,7 @@ class CloseableAcquireCounterTest {
             assertEquals(CloseResult.BUSY, c.tryClose());
             c.release(ticket);
         });
-        crew.join(Duration.ofSeconds(10));
+        crew.join(ThreadKind.PATIENCE);
         assertEquals(CloseResult.CLOSED, c.tryClose());
     }
 

@@ -83,9 +83,16 @@ enum ThreadKind {
         return new Crew();
     }
 
-    /** Waits until {@code t} parks (or fails the test after five seconds). */
+    /**
+     * How long a test waits for something that must happen (a thread to park, a crew to finish) before
+     * it fails instead of hanging: reached only when the counter is broken, so generous enough for a
+     * machine busy with other work.
+     */
+    static final Duration PATIENCE = Duration.ofSeconds(30);
+
+    /** Waits until {@code t} parks (or fails the test after {@link #PATIENCE}). */
     static void awaitParked(Thread t) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
         while (t.getState() != Thread.State.WAITING) {
             assertFalse(t.getState() == Thread.State.TERMINATED, t + " ended instead of waiting");
             if (System.nanoTime() > deadline) {

@@ -338,6 +338,11 @@ class LockConformanceTest {
      * next enqueue at once, which OS preemption on a loaded machine can cause now and then.
      */
     private static final int CONTROL_MINIMUM = 10 * THRESHOLD;
+    /**
+     * Runs of the control scenario, of which one must show the starvation: preemption cuts a run short now and
+     * then, while a lock without a preference for its node never keeps the remote waiter out that long.
+     */
+    private static final int CONTROL_RUNS = 5;
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("thresholdLocks")
@@ -354,9 +359,15 @@ class LockConformanceTest {
     @MethodSource("thresholdLocks")
     void withoutAThresholdTheSameWaiterStarves(String name) {
         assertTimeoutPreemptively(LIMIT, () -> {
-            int handoffs = handoffsBeforeRemoteWaiter(name, 1_000_000);
-            assertTrue(handoffs >= CONTROL_MINIMUM, name + " with no effective threshold: the remote waiter got the lock after "
-                    + handoffs + " handoffs; the scenario no longer shows a preference for the local node");
+            List<Integer> handoffs = new ArrayList<>();
+            while (handoffs.size() < CONTROL_RUNS) {
+                handoffs.add(handoffsBeforeRemoteWaiter(name, 1_000_000));
+                if (handoffs.getLast() >= CONTROL_MINIMUM) {
+                    return;
+                }
+            }
+            fail(name + " with no effective threshold: the remote waiter got the lock after " + handoffs + " handoffs in "
+                    + CONTROL_RUNS + " runs; the scenario no longer shows a preference for the local node");
         });
     }
 
@@ -530,7 +541,7 @@ class LockConformanceTest {
 
     /** Waits until {@code t} is blocked in the lock: parked, or sleeping in a spin-yield-sleep wait. */
     private static void awaitParkedOrSleeping(Thread t) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
             if (System.nanoTime() > deadline) {
                 fail(t + " did not block: " + t.getState());

@@ -439,10 +439,27 @@ class LockConformanceTest {
         leavingWaiterLeavesTheQueueIntact(true);
     }
 
-    /** Long enough for the test to queue a waiter behind the one that will time out. */
+    /**
+     * Long enough, on a quiet machine, for the test to queue a waiter behind the one that will time out; doubled
+     * for each retry.
+     */
     private static final long LEAVING_TIMEOUT_MS = 500;
 
+    /**
+     * The waiter that leaves must still be queued when the last one queues behind it. An interrupted waiter waits
+     * until it is interrupted, but a timed one only until its timeout, which a busy machine may let run out before
+     * the last waiter has queued: such a round shows nothing about the waiters around a leaving one, so it is run
+     * again with twice the timeout, until all three were seen queued at once (up to {@link Worker#PATIENCE}).
+     */
     private void leavingWaiterLeavesTheQueueIntact(boolean interrupt) throws InterruptedException {
+        for (long timeoutMs = LEAVING_TIMEOUT_MS; !leavingWaiterRound(interrupt, timeoutMs); timeoutMs *= 2) {
+            assertTrue(timeoutMs < PATIENCE.toMillis(), "the last waiter never queued before the timed one ("
+                    + timeoutMs + " ms) left");
+        }
+    }
+
+    /** One round; returns whether the leaving waiter, first and last were all seen queued at once. */
+    private boolean leavingWaiterRound(boolean interrupt, long timeoutMs) throws InterruptedException {
         CountDownLatch release = new CountDownLatch(1);
         Worker holder = holder(release);
         AtomicInteger served = new AtomicInteger();
@@ -452,13 +469,14 @@ class LockConformanceTest {
             if (interrupt) {
                 assertThrows(InterruptedException.class, lock::lockInterruptibly);
             } else {
-                assertFalse(lock.tryLock(LEAVING_TIMEOUT_MS, MILLISECONDS));
+                assertFalse(lock.tryLock(timeoutMs, MILLISECONDS));
             }
             assertEquals(0, lock.getHoldCount());
         });
-        leaving.awaitBlocked();
+        leaving.awaitBlockedOrFinished();
         Worker last = start("last", true, () -> { lock.lock(); served.incrementAndGet(); lock.unlock(); });
         last.awaitBlocked();
+        boolean allQueued = lock.getQueueLength() == 3;
         assertQueueLength(interrupt ? 3 : 2, 3);
         if (interrupt) {
             leaving.interrupt();
@@ -472,6 +490,7 @@ class LockConformanceTest {
         assertEquals(2, served.get());
         assertQueueLength(0);
         assertUsable();
+        return interrupt || allQueued;
     }
 
     /** The queue length is in [low, high] (a timed waiter may already have left by the time we look). */

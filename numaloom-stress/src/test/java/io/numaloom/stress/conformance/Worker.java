@@ -105,6 +105,15 @@ final class Worker {
         });
     }
 
+    /** Waits until the worker is parked or blocked, or has finished: a timed wait may end before it is seen. */
+    void awaitBlockedOrFinished() {
+        eventually(thread + " blocks or finishes (state " + thread.getState() + ")", () -> finished()
+                || switch (thread.getState()) {
+                    case WAITING, TIMED_WAITING, BLOCKED -> true;
+                    default -> false;
+                });
+    }
+
     /** Asserts that the worker is still waiting after {@link #OBSERVE_MS}. */
     void assertStillWaiting(String why) {
         sleep(OBSERVE_MS);

@@ -32,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *
  * <p>Checked inside every critical section: nobody else is inside, the guarded pair {@code (a, b)} is equal on
  * entry, the hold count is right. Checked at the end: every operation finished, the critical sections counted
- * inside and outside agree, the lock is free with no queued thread and no condition waiter.
+ * inside and outside agree, the lock is free with no queued thread and no condition waiter, and there were more
+ * critical sections than threads (the run goes on past its duration until there were, on a busy machine).
  *
  * <p>Runs once per {@link Subject} in a JVM whose virtual-thread scheduler has the parallelism the build sets
  * ({@code -Djdk.virtualThreadScheduler.parallelism=1} and {@code 2}, two surefire executions); at parallelism 1 a
@@ -44,6 +45,8 @@ class VirtualThreadTortureTest {
 
     static final int STALL_SECONDS = 10;
     static final int THREADS = 2_000;
+    /** How long the workers may go on past the run's duration to make more critical sections than threads. */
+    static final Duration ENOUGH_SECTIONS_PATIENCE = Duration.ofMinutes(1);
 
     private static Duration duration;
     private static Path dumpDir;
@@ -129,6 +132,13 @@ class VirtualThreadTortureTest {
             workers.forEach(Thread::start);
             interrupter.start();
             Thread.sleep(duration.toMillis());
+            // A busy machine may have given the workers too little CPU in that time for a torture (more critical
+            // sections than threads, checked at the end): they go on until there were that many, for up to a minute.
+            long deadline = System.nanoTime() + ENOUGH_SECTIONS_PATIENCE.toNanos();
+            while (sectionsOutside.sum() <= THREADS && System.nanoTime() - deadline < 0) {
+                watchdog.check();
+                Thread.sleep(10);
+            }
             running.set(false);
             interrupter.interrupt();
             // Wake the untimed waiters: the run is over.
