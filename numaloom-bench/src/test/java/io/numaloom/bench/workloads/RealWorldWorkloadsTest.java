@@ -1,0 +1,172 @@
+package io.numaloom.bench.workloads;
+
+import io.numaloom.bench.BenchConfig;
+import io.numaloom.bench.BenchDefinition;
+import io.numaloom.bench.ConfigException;
+import io.numaloom.bench.ConfigReader;
+import io.numaloom.bench.Execution;
+import io.numaloom.bench.Mutex;
+import io.numaloom.bench.ThreadPlacement;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The queue workload runs to a correct result with every kind of lock, on
+ * virtual and platform threads; its check catches planted faults; bad payloads name the field. Nothing here
+ * depends on how fast anything runs: the timeouts only guard against hangs.
+ */
+class RealWorldWorkloadsTest {
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    /** The locks of configs/real-world.json, plus one baseline of each family (queue, parking MCS, polling). */
+    private static final String LOCKS = "VNA,UNFAIR_REENTRANT,FAIR_REENTRANT,SYNCHRONIZED,SHFL,NUMA_MCS,RELAXED,TTAS";
+
+    /** A bench of one workload with the given payload fields, validated like a configuration. */
+    private static BenchDefinition bench(String workload, String fields) throws ConfigException {
+        BenchConfig config = ConfigReader.parse("""
+                { "benches": [ { "name": "%s", "payload": { %s "threads": [2], "locks": [ { "name": "UNFAIR_REENTRANT" } ] } } ] }
+                """.formatted(workload, fields), "test", 2, Mutex.names());
+        return config.benches().getFirst();
+    }
+
+    private static RoundContext context(int threads, String lock, String threadType) {
+        return new RoundContext(threads, lock, 0, threadType, TIMEOUT);
+    }
+
+    private static Execution.Outcome run(Round round, int threads, String threadType) throws InterruptedException {
+        try (ThreadPlacement placement = ThreadPlacement.create(threadType, 2, false)) {
+            return Execution.runOnce(round, threads, placement, true, TIMEOUT);
+        }
+    }
+
+    private static List<String> problems(String json) {
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigReader.parse(json, "test", 2, ConfigReader.lockNames()));
+        return e.problems();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // queue
+
+    @ParameterizedTest
+    @ValueSource(strings = {"virtual", "platform"})
+    void queueTransfersEveryItemOnceWithEveryLock(String threadType) throws Exception {
+        BenchDefinition b = bench("queue", "\"actionsCount\": 3001, \"capacity\": 4,");
+        for (String lock : LOCKS.split(",")) {
+            Round round = b.kind().create(b.settings()).newRound(context(5, lock, threadType));
+            // finish() runs the check: every item taken exactly once, the buffer empty.
+            Execution.Outcome o = run(round, 5, threadType);
+            assertEquals(3001, o.operations(), lock);
+            assertEquals(3001, o.latency().getTotalCount(), lock + ": one put-to-take time per item");
+            assertEquals(0, o.handoffs(), lock + ": the queue keeps no guarded region");
+        }
+    }
+
+    @Test
+    void queueWithOneSlotAndOneProducerPerConsumerStillEnds() throws Exception {
+        BenchDefinition b = bench("queue", "\"actionsCount\": 2000, \"capacity\": 1, \"producerPercent\": 10,");
+        for (String lock : List.of("VNA", "SYNCHRONIZED", "SHFL")) {
+            assertEquals(2000, run(b.kind().create(b.settings()).newRound(context(2, lock, "virtual")), 2, "virtual").operations());
+        }
+    }
+
+    @Test
+    void queueSplitsThreadsIntoProducersAndConsumers() {
+        assertEquals(1, ProducerConsumer.producers(2, 50));
+        assertEquals(4, ProducerConsumer.producers(8, 50));
+        assertEquals(1, ProducerConsumer.producers(8, 1), "at least one producer");
+        assertEquals(7, ProducerConsumer.producers(8, 99), "at least one consumer");
+        assertEquals(2, ProducerConsumer.producers(8, 25));
+    }
+
+    /** A buffer that drops one item on the floor: the round must fail, naming it. */
+    @Test
+    void aQueueThatLosesAnItemFailsTheRound() throws Exception {
+        BenchDefinition b = bench("queue", "\"actionsCount\": 1000, \"capacity\": 8,");
+        ProducerConsumer queue = (ProducerConsumer) b.kind().create(b.settings());
+        Round round = queue.newRound(context(4, "VNA", "virtual"), (mutex, capacity) -> new BoundedBuffer(mutex, capacity) {
+            @Override
+            void enqueue(Object element) {
+                if (element instanceof ProducerConsumer.Item item && item.id == 617) {
+                    return; // lost
+                }
+                super.enqueue(element);
+            }
+        });
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> run(round, 4, "virtual"));
+        assertTrue(e.getMessage().contains("queue: item 617 was put but never taken: the buffer lost it (VNA)"), e.getMessage());
+    }
+
+    /** A buffer that hands one item out twice: the round must fail. */
+    @Test
+    void aQueueThatDuplicatesAnItemFailsTheRound() throws Exception {
+        BenchDefinition b = bench("queue", "\"actionsCount\": 1000, \"capacity\": 8,");
+        ProducerConsumer queue = (ProducerConsumer) b.kind().create(b.settings());
+        Round round = queue.newRound(context(2, "UNFAIR_REENTRANT", "platform"), (mutex, capacity) -> new BoundedBuffer(mutex, capacity) {
+            @Override
+            void enqueue(Object element) {
+                super.enqueue(element);
+                if (element instanceof ProducerConsumer.Item item && item.id == 3 && size() < capacity()) {
+                    super.enqueue(element); // duplicated
+                }
+            }
+        });
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> run(round, 2, "platform"));
+        assertTrue(e.getMessage().contains("queue: 1001 items taken, 1000 put: an item was taken twice"), e.getMessage());
+    }
+
+    @Test
+    void queueCheckFindsLossesAndDuplicatesAcrossConsumers() {
+        long[][] good = {{0b0101L, 0}, {0b1010L, 0b1L}};
+        ProducerConsumer.verifyTransfers(65, new long[][] {{-1L, 0}, {0, 1L}}, new long[] {64, 1}, "X");
+        ProducerConsumer.verifyTransfers(4, new long[][] {{0b0101L}, {0b1010L}}, new long[] {2, 2}, "X");
+        assertTrue(assertThrows(IllegalStateException.class,
+                () -> ProducerConsumer.verifyTransfers(4, new long[][] {{0b0111L}, {0b1010L}}, new long[] {3, 2}, "X"))
+                .getMessage().contains("item 1 was taken by two consumers"));
+        assertTrue(assertThrows(IllegalStateException.class,
+                () -> ProducerConsumer.verifyTransfers(65, good, new long[] {2, 3}, "X"))
+                .getMessage().contains("item 4 was put but never taken"));
+        assertTrue(assertThrows(IllegalStateException.class,
+                () -> ProducerConsumer.verifyTransfers(4, new long[][] {{0b0101L}, {0b1010L}}, new long[] {2, 3}, "X"))
+                .getMessage().contains("5 items taken, 4 put"));
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // configuration
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', textBlock = """
+            queue  | "capacity": 0,            | benches[0].payload.capacity: must be >= 1, got 0
+            queue  | "producerPercent": 100,   | benches[0].payload.producerPercent: must be <= 99 (at least one thread consumes), got 100
+            queue  | "producerPercent": 0,     | benches[0].payload.producerPercent: must be >= 1, got 0
+            queue  | "produceCpuTokens": -1,   | benches[0].payload.produceCpuTokens: must be >= 0, got -1
+            queue  | "threads": [1, 4],        | benches[0].payload.threads: queue needs at least 2 threads per point (a producer and a consumer), got 1
+            queue  | "actionsCount": 60000000, | benches[0].payload.actionsCount: must be <= 50000000
+            """)
+    void badPayloadsNameTheField(String workload, String fragment, String expected) {
+        String threads = fragment.contains("\"threads\"") ? "" : "\"threads\": [2],";
+        List<String> problems = problems("""
+                { "benches": [ { "name": "%s", "payload": { %s %s "locks": [ { "name": "VNA" } ] } } ] }
+                """.formatted(workload, fragment, threads));
+        assertEquals(1, problems.size(), problems.toString());
+        assertTrue(problems.getFirst().startsWith(expected.strip()), problems.getFirst());
+    }
+
+    @Test
+    void queueDefaultThreadCountsStartAtTwo() throws Exception {
+        BenchConfig config = ConfigReader.parse("""
+                { "benches": [ { "name": "queue", "payload": { "locks": [ { "name": "VNA" } ] } } ] }
+                """, "test", 2, Mutex.names());
+        assertEquals(List.of(2, 4, 8), config.benches().getFirst().threads());
+    }
+
+}
