@@ -430,7 +430,7 @@ public final class ConfigReader {
         }
     }
 
-    /** The bounds of the queue workload that need a maximum or the thread counts. */
+    /** The bounds of the queue and cache workloads that need a maximum or the thread counts. */
     private void checkRealWorld(WorkloadKind kind, Map<String, Object> values, List<Integer> threads, Source source) {
         switch (kind) {
             case QUEUE -> {
@@ -440,6 +440,11 @@ public final class ConfigReader {
                 }
                 atMost(source, values, "producerPercent", 99, "at least one thread consumes");
                 atMost(source, values, "actionsCount", ProducerConsumer.MAX_ITEMS, "the items are preallocated and every consumer keeps a bit per item");
+            }
+            case CACHE -> {
+                atMost(source, values, "getPercent", 100, "a percent");
+                atMost(source, values, "actionsCount", Keyed.MAX_ACTIONS, "the operations are drawn in advance and held in memory");
+                atMost(source, values, "keys", Keyed.MAX_KEYS, "every key is an object held for the whole run");
             }
             default -> {
             }

@@ -35,7 +35,9 @@ public enum WorkloadKind {
             FalseSharing.FIELDS, FalseSharing::new, false, Set.of("recordLatency", "remotePenaltyNs")),
     QUEUE("queue", "producers hand items to consumers through a bounded buffer built as ArrayBlockingQueue is (one lock, "
             + "notFull and notEmpty); latency is each item's put-to-take time",
-            ProducerConsumer.FIELDS, ProducerConsumer::new, false, Set.of("remotePenaltyNs"));
+            ProducerConsumer.FIELDS, ProducerConsumer::new, false, Set.of("remotePenaltyNs")),
+    CACHE("cache", "an LRU cache (LinkedHashMap in access order) under one lock, gets and puts on Zipf-skewed keys",
+            LruCache.FIELDS, LruCache::new, false, Set.of());
 
     private final String jsonName;
     private final String summary;

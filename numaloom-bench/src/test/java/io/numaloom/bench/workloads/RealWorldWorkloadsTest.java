@@ -21,8 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The queue workload runs to a correct result with every kind of lock, on
- * virtual and platform threads; its check catches planted faults; bad payloads name the field. Nothing here
+ * The queue and cache workloads run to a correct result with every kind of lock, on
+ * virtual and platform threads; their checks catch planted faults; bad payloads name the field. Nothing here
  * depends on how fast anything runs: the timeouts only guard against hangs.
  */
 class RealWorldWorkloadsTest {
@@ -141,6 +141,55 @@ class RealWorldWorkloadsTest {
     }
 
     // ---------------------------------------------------------------------------------------------------------
+    // cache
+
+    @ParameterizedTest
+    @ValueSource(strings = {"virtual", "platform"})
+    void cacheKeepsItsCountsAndItsShapeWithEveryLock(String threadType) throws Exception {
+        BenchDefinition b = bench("cache", "\"actionsCount\": 4000, \"capacity\": 50, \"keys\": 500, \"beforeCpuTokens\": 5,");
+        Workload cache = b.kind().create(b.settings());
+        for (String lock : LOCKS.split(",")) {
+            Execution.Outcome o = run(cache.newRound(context(4, lock, threadType)), 4, threadType);
+            assertEquals(4000, o.operations(), lock);
+            assertEquals(4000, o.latency().getTotalCount(), lock + ": one acquire latency per operation");
+            assertEquals(3999, o.handoffs(), lock);
+        }
+    }
+
+    @Test
+    void cacheDrawsTheGetShareAndEvictsBeyondItsCapacity() throws Exception {
+        BenchDefinition b = bench("cache", "\"actionsCount\": 20000, \"capacity\": 10, \"keys\": 1000, \"getPercent\": 70,");
+        LruCache.Cache probe = new LruCache.Cache(3);
+        for (int k = 0; k < 5; k++) {
+            probe.map.put(k, k);
+        }
+        assertEquals(List.of(2, 3, 4), List.copyOf(probe.map.keySet()), "the eldest two were evicted");
+        probe.map.get(2);
+        assertEquals(List.of(3, 4, 2), List.copyOf(probe.map.keySet()), "a get makes its key the most recent");
+        assertEquals(20000, run(b.kind().create(b.settings()).newRound(context(3, "VNA", "virtual")), 3, "virtual").operations());
+    }
+
+    @Test
+    void cacheCheckCatchesLostUpdatesAndATornMap() {
+        LruCache.Cache cache = new LruCache.Cache(2);
+        cache.map.put(1, 1);
+        cache.gets = 5;
+        cache.hits = 3;
+        cache.misses = 2;
+        cache.puts = 4;
+        LruCache.verifyCache(cache, 5, 4, "X");
+        assertTrue(assertThrows(IllegalStateException.class, () -> LruCache.verifyCache(cache, 6, 4, "X"))
+                .getMessage().contains("counted 5 gets and 4 puts, the sequence has 6 and 4: an update was lost, X let two threads in"));
+        cache.hits = 2;
+        assertTrue(assertThrows(IllegalStateException.class, () -> LruCache.verifyCache(cache, 5, 4, "X"))
+                .getMessage().contains("2 hits and 2 misses do not add up to 5 gets"));
+        cache.hits = 3;
+        cache.map.put(2, 7);
+        assertTrue(assertThrows(IllegalStateException.class, () -> LruCache.verifyCache(cache, 5, 4, "X"))
+                .getMessage().contains("key 2 maps to 7"));
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
     // configuration
 
     @ParameterizedTest(name = "{0} {1}")
@@ -151,6 +200,10 @@ class RealWorldWorkloadsTest {
             queue  | "produceCpuTokens": -1,   | benches[0].payload.produceCpuTokens: must be >= 0, got -1
             queue  | "threads": [1, 4],        | benches[0].payload.threads: queue needs at least 2 threads per point (a producer and a consumer), got 1
             queue  | "actionsCount": 60000000, | benches[0].payload.actionsCount: must be <= 50000000
+            cache  | "capacity": 0,            | benches[0].payload.capacity: must be >= 1, got 0
+            cache  | "getPercent": 101,        | benches[0].payload.getPercent: must be <= 100 (a percent), got 101
+            cache  | "zipfPercent": -1,        | benches[0].payload.zipfPercent: must be >= 0, got -1
+            cache  | "keys": 0,                | benches[0].payload.keys: must be >= 1, got 0
             """)
     void badPayloadsNameTheField(String workload, String fragment, String expected) {
         String threads = fragment.contains("\"threads\"") ? "" : "\"threads\": [2],";
@@ -169,4 +222,12 @@ class RealWorldWorkloadsTest {
         assertEquals(List.of(2, 4, 8), config.benches().getFirst().threads());
     }
 
+    @Test
+    void keyedSchemesAndLayoutsAreNotLocksOfTheseWorkloads() {
+        List<String> problems = problems("""
+                { "benches": [ { "name": "cache", "payload": { "threads": [2], "locks": [ { "name": "KEYED_LOCK" } ] } } ] }
+                """);
+        assertEquals(List.of("benches[0].payload.locks[0].name: KEYED_LOCK is a keyed scheme, measured only by the keyed workload"),
+                problems);
+    }
 }
