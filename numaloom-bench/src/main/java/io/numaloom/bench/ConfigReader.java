@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.numaloom.bench.locks.KeyedSchemes;
 import io.numaloom.bench.workloads.FalseSharing;
 import io.numaloom.bench.workloads.Keyed;
+import io.numaloom.bench.workloads.LoopbackServer;
 import io.numaloom.bench.workloads.ProducerConsumer;
 import io.numaloom.bench.workloads.WorkloadKind;
 import io.numaloom.topology.Topology;
@@ -430,7 +431,7 @@ public final class ConfigReader {
         }
     }
 
-    /** The bounds of the queue and cache workloads that need a maximum or the thread counts. */
+    /** The bounds of the queue, cache and server workloads that need a maximum or the thread counts. */
     private void checkRealWorld(WorkloadKind kind, Map<String, Object> values, List<Integer> threads, Source source) {
         switch (kind) {
             case QUEUE -> {
@@ -445,6 +446,11 @@ public final class ConfigReader {
                 atMost(source, values, "getPercent", 100, "a percent");
                 atMost(source, values, "actionsCount", Keyed.MAX_ACTIONS, "the operations are drawn in advance and held in memory");
                 atMost(source, values, "keys", Keyed.MAX_KEYS, "every key is an object held for the whole run");
+            }
+            case SERVER -> {
+                atMost(source, values, "loadPercent", 100, "a percent of the saturation rate; 0 is closed loop");
+                atMost(source, values, "keys", LoopbackServer.MAX_KEYS, "the client counts answers per key and connection");
+                atMost(source, values, "actionsCount", Integer.MAX_VALUE, "requests are numbered by int");
             }
             default -> {
             }

@@ -37,7 +37,10 @@ public enum WorkloadKind {
             + "notFull and notEmpty); latency is each item's put-to-take time",
             ProducerConsumer.FIELDS, ProducerConsumer::new, false, Set.of("remotePenaltyNs")),
     CACHE("cache", "an LRU cache (LinkedHashMap in access order) under one lock, gets and puts on Zipf-skewed keys",
-            LruCache.FIELDS, LruCache::new, false, Set.of());
+            LruCache.FIELDS, LruCache::new, false, Set.of()),
+    SERVER("server", "a loopback HTTP server whose requests count a key under one lock; closed loop, or open loop at a percent "
+            + "of the saturation rate with response times from the intended send times",
+            LoopbackServer.FIELDS, LoopbackServer::new, false, Set.of("remotePenaltyNs"));
 
     private final String jsonName;
     private final String summary;
@@ -83,11 +86,12 @@ public enum WorkloadKind {
 
     /**
      * What the latency columns of this workload's points measure: {@code "acquire"} (the lock's acquire latency),
-     * {@code "put-to-take"} for {@link #QUEUE}.
+     * {@code "put-to-take"} for {@link #QUEUE} or {@code "response"} for {@link #SERVER}.
      */
     public String latencyName() {
         return switch (this) {
             case QUEUE -> "put-to-take";
+            case SERVER -> "response";
             default -> "acquire";
         };
     }

@@ -12,6 +12,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.List;
 
@@ -21,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The queue and cache workloads run to a correct result with every kind of lock, on
+ * The application-shaped workloads (queue, cache, server) run to a correct result with every kind of lock, on
  * virtual and platform threads; their checks catch planted faults; bad payloads name the field. Nothing here
  * depends on how fast anything runs: the timeouts only guard against hangs.
  */
@@ -190,6 +194,99 @@ class RealWorldWorkloadsTest {
     }
 
     // ---------------------------------------------------------------------------------------------------------
+    // server
+
+    @ParameterizedTest
+    @ValueSource(strings = {"virtual", "platform"})
+    void serverAnswersEveryRequestInClosedLoopWithEveryLock(String threadType) throws Exception {
+        BenchDefinition b = bench("server", "\"actionsCount\": 300, \"keys\": 7,");
+        Workload server = b.kind().create(b.settings());
+        for (String lock : LOCKS.split(",")) {
+            Round round = server.newRound(context(3, lock, threadType));
+            Execution.Outcome o = run(round, 3, threadType);
+            assertEquals(300, o.operations(), lock);
+            assertEquals(300, o.latency().getTotalCount(), lock + ": one response time per request");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"virtual", "platform"})
+    void serverOpenLoopMeasuresTheSaturationRateFirst(String threadType) throws Exception {
+        BenchDefinition b = bench("server", "\"actionsCount\": 200, \"loadPercent\": 50, \"saturationMs\": 50, \"keys\": 5,");
+        for (String lock : List.of("VNA", "SYNCHRONIZED", "NUMA_MCS")) {
+            LoopbackServer.ServerRound round = (LoopbackServer.ServerRound) b.kind().create(b.settings())
+                    .newRound(context(2, lock, threadType));
+            assertTrue(round.saturationPerSecond() > 0, "measured before the round: " + round.saturationPerSecond());
+            Execution.Outcome o = run(round, 2, threadType);
+            // The check in finish() compares the handlers' counts with every answer, saturation run included.
+            assertEquals(200, o.latency().getTotalCount(), lock);
+        }
+    }
+
+    @Test
+    void serverListensOnLoopbackOnlyAndShutsDownAfterTheRound() throws Exception {
+        BenchDefinition b = bench("server", "\"actionsCount\": 100,");
+        LoopbackServer.ServerRound round = (LoopbackServer.ServerRound) b.kind().create(b.settings())
+                .newRound(context(2, "VNA", "virtual"));
+        InetSocketAddress address = round.address();
+        assertEquals("127.0.0.1", address.getAddress().getHostAddress());
+        assertTrue(address.getPort() > 0);
+        assertTrue(dispatcherAlive(), "the JDK server's dispatcher runs");
+        run(round, 2, "virtual");
+        assertTrue(round.handlers().isTerminated(), "every handler thread ended");
+        assertFalse(dispatcherAlive(), "the dispatcher thread was joined");
+        assertThrows(ConnectException.class, () -> {
+            try (Socket s = new Socket()) {
+                s.connect(address, 10_000);
+            }
+        });
+    }
+
+    /** A server stopped under the client: the round fails, and still closes everything. */
+    @Test
+    void aFailedServerRoundStillShutsDown() throws Exception {
+        BenchDefinition b = bench("server", "\"actionsCount\": 100,");
+        for (String threadType : List.of("virtual", "platform")) {
+            LoopbackServer.ServerRound round = (LoopbackServer.ServerRound) b.kind().create(b.settings())
+                    .newRound(context(2, "SHFL", threadType));
+            InetSocketAddress address = round.address();
+            round.stopServerForTest();
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> run(round, 2, threadType));
+            assertTrue(e.getMessage().contains("a worker failed"), e.getMessage());
+            assertTrue(round.handlers().isTerminated());
+            assertFalse(dispatcherAlive());
+            assertThrows(IOException.class, () -> {
+                try (Socket s = new Socket()) {
+                    s.connect(address, 10_000);
+                }
+            });
+        }
+    }
+
+    private static boolean dispatcherAlive() {
+        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.isAlive() && t.getName().equals("HTTP-Dispatcher"));
+    }
+
+    @Test
+    void serverCheckCatchesALostUpdate() {
+        LoopbackServer.verifyCounts(new long[] {3, 1}, new long[][] {{1, 1}, {2, 0}}, "X");
+        assertTrue(assertThrows(IllegalStateException.class,
+                () -> LoopbackServer.verifyCounts(new long[] {2, 1}, new long[][] {{1, 1}, {2, 0}}, "X"))
+                .getMessage().contains("key 0 was counted 2 times by the handlers, the clients got 3 answers for it: an update was lost, "
+                        + "X let two handlers in"));
+    }
+
+    @Test
+    void serverParsesOnlyItsOwnPaths() {
+        assertEquals(12, LoopbackServer.parseKey("/count/12", 64));
+        assertEquals(-1, LoopbackServer.parseKey("/count/64", 64));
+        assertEquals(-1, LoopbackServer.parseKey("/count/", 64));
+        assertEquals(-1, LoopbackServer.parseKey("/count/1x", 64));
+        assertEquals(-1, LoopbackServer.parseKey("/other/1", 64));
+        assertEquals(-1, LoopbackServer.parseKey("/count/99999999999", 64));
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
     // configuration
 
     @ParameterizedTest(name = "{0} {1}")
@@ -204,6 +301,10 @@ class RealWorldWorkloadsTest {
             cache  | "getPercent": 101,        | benches[0].payload.getPercent: must be <= 100 (a percent), got 101
             cache  | "zipfPercent": -1,        | benches[0].payload.zipfPercent: must be >= 0, got -1
             cache  | "keys": 0,                | benches[0].payload.keys: must be >= 1, got 0
+            server | "loadPercent": 120,       | benches[0].payload.loadPercent: must be <= 100 (a percent of the saturation rate; 0 is closed loop), got 120
+            server | "saturationMs": 0,        | benches[0].payload.saturationMs: must be >= 1, got 0
+            server | "keys": 70000,            | benches[0].payload.keys: must be <= 65536
+            server | "remotePenaltyNs": 100,   | benches[0].payload.remotePenaltyNs: unknown field
             """)
     void badPayloadsNameTheField(String workload, String fragment, String expected) {
         String threads = fragment.contains("\"threads\"") ? "" : "\"threads\": [2],";
