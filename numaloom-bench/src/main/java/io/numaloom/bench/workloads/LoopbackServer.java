@@ -41,9 +41,9 @@ import java.util.concurrent.locks.LockSupport;
  * <li>{@code loadPercent} 0, closed loop: each connection sends its next request when the previous answer is in.
  *     Throughput is the server's saturation rate (requests per millisecond) at that many connections; latency is
  *     each request's response time.</li>
- * <li>{@code loadPercent} 1-100, open loop: before each round (untimed) the same connections run closed loop for
- *     {@code saturationMs} to measure the saturation rate; the round then sends at {@code loadPercent} percent of it
- *     on a fixed schedule (request {@code j} is due at {@code start + j / rate}, connection {@code w} sends requests
+ * <li>{@code loadPercent} 1-100, open loop: before each round (untimed) the same connections send {@code actionsCount}
+ *     requests closed loop, and their rate is the saturation rate; the round then sends at {@code loadPercent} percent of
+ *     it on a fixed schedule (request {@code j} is due at {@code start + j / rate}, connection {@code w} sends requests
  *     {@code w, w + connections, ...}), whatever the answers do. Each response time is measured from the request's
  *     <em>intended</em> send time, not from when it was sent, so a connection held up by a slow answer is charged
  *     for the requests it sent late (coordinated omission, as wrk2 corrects it). Throughput is then the rate achieved,
@@ -55,9 +55,10 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Other parameters: {@code keys}, the keys the table counts (request {@code j} counts key {@code j mod keys});
  * {@code inCpuTokens}, {@code Blackhole.consumeCPU} work inside the lock per request.
  *
- * <p>Bounds: a round is bounded in requests ({@code actionsCount}), and an open-loop round's planned length
- * ({@code actionsCount} over the rate) must fit in half the round's timeout, else the round fails before it starts,
- * saying so. The server, its threads and the client's sockets are closed when the round ends, passed or failed
+ * <p>Bounds: a round is bounded in requests ({@code actionsCount}) and in time: an open-loop round is planned to last
+ * {@code 100 / loadPercent} times its saturation run (a rate measured over a number of requests, not a time window, so a
+ * cold JVM's slow first answers cannot make it tiny), and that plan must fit in half the round's timeout, else the round
+ * fails before it starts, saying so. The server, its threads and the client's sockets are closed when the round ends, passed or failed
  * ({@link Round#close()}).
  *
  * <p>Check: the handlers count requests per key under the lock; the client counts the answers it got per key,
@@ -69,7 +70,6 @@ public final class LoopbackServer implements Workload {
             Field.longField("actionsCount", 1, 20_000L, "requests per round, split evenly over the connections (the threads)"),
             Field.intField("loadPercent", 0, 0, "0: closed loop (the saturation rate); 1-100: open loop at that percent of the "
                     + "saturation rate, measured before each round, response times from each request's intended send time"),
-            Field.intField("saturationMs", 1, 300, "length of the closed-loop run that measures the saturation rate before each open-loop round"),
             Field.intField("keys", 1, 64, "keys of the table the handlers count under the lock (at most " + 65_536 + ")"),
             Field.longField("inCpuTokens", 0, 0L, "Blackhole.consumeCPU tokens inside the lock per request"));
 
@@ -95,7 +95,6 @@ public final class LoopbackServer implements Workload {
 
     private final long requests;
     private final int loadPercent;
-    private final int saturationMs;
     private final int keys;
     private final long inTokens;
     private final byte[][] requestBytes;
@@ -103,7 +102,6 @@ public final class LoopbackServer implements Workload {
     public LoopbackServer(Settings settings) {
         this.requests = settings.getLong("actionsCount");
         this.loadPercent = settings.getInt("loadPercent");
-        this.saturationMs = settings.getInt("saturationMs");
         this.keys = settings.getInt("keys");
         this.inTokens = settings.getLong("inCpuTokens");
         if (loadPercent > 100) {
@@ -419,8 +417,8 @@ public final class LoopbackServer implements Workload {
         }
 
         /**
-         * Measures the saturation rate (closed loop for {@code saturationMs}, untimed) and sets the open loop's
-         * schedule.
+         * Measures the saturation rate (a closed loop of {@code actionsCount} requests over the round's connections,
+         * untimed) and sets the open loop's schedule.
          *
          * @throws IllegalStateException if nothing was answered, or the planned round would not fit in half its timeout
          */
@@ -432,14 +430,13 @@ public final class LoopbackServer implements Workload {
                     : Thread.ofPlatform().daemon(true).name("saturation-", 0);
             Thread[] threads = new Thread[connections];
             long begin = System.nanoTime();
-            long deadline = begin + TimeUnit.MILLISECONDS.toNanos(saturationMs);
             for (int c = 0; c < connections; c++) {
                 int connection = c;
                 threads[c] = builder.start(() -> {
                     try {
                         long[] counts = answered[connection];
-                        for (long n = 0; System.nanoTime() - deadline < 0; n++) {
-                            int key = (int) ((n * connections + connection) % keys);
+                        for (long j = connection; j < requests; j += connections) {
+                            int key = (int) (j % keys);
                             clients[connection].call(requestBytes[key]);
                             counts[key]++;
                             done[connection]++;
@@ -451,12 +448,12 @@ public final class LoopbackServer implements Workload {
                     }
                 });
             }
-            long guard = deadline + TimeUnit.MILLISECONDS.toNanos(READ_TIMEOUT_MS + 10_000L);
+            long guard = begin + context.timeout().toNanos();
             for (Thread t : threads) {
                 long left = guard - System.nanoTime();
                 if (left <= 0 || !t.join(java.time.Duration.ofNanos(left))) {
-                    throw new IllegalStateException("server: the saturation run did not end within "
-                            + (saturationMs + READ_TIMEOUT_MS + 10_000) + " ms");
+                    throw new IllegalStateException("server: the saturation run did not end within the round's timeout ("
+                            + context.timeout().toSeconds() + " s)");
                 }
             }
             if (failure.get() != null) {
@@ -467,9 +464,6 @@ public final class LoopbackServer implements Workload {
             for (int c = 0; c < connections; c++) {
                 total += done[c];
                 last = Math.max(last, ended[c]);
-            }
-            if (total == 0) {
-                throw new IllegalStateException("server: no request was answered in the " + saturationMs + " ms saturation run");
             }
             saturationPerSecond = total * 1e9 / (last - begin);
             double rate = saturationPerSecond * loadPercent / 100.0;

@@ -212,7 +212,7 @@ class RealWorldWorkloadsTest {
     @ParameterizedTest
     @ValueSource(strings = {"virtual", "platform"})
     void serverOpenLoopMeasuresTheSaturationRateFirst(String threadType) throws Exception {
-        BenchDefinition b = bench("server", "\"actionsCount\": 200, \"loadPercent\": 50, \"saturationMs\": 50, \"keys\": 5,");
+        BenchDefinition b = bench("server", "\"actionsCount\": 200, \"loadPercent\": 50, \"keys\": 5,");
         for (String lock : List.of("VNA", "SYNCHRONIZED", "NUMA_MCS")) {
             LoopbackServer.ServerRound round = (LoopbackServer.ServerRound) b.kind().create(b.settings())
                     .newRound(context(2, lock, threadType));
@@ -302,7 +302,7 @@ class RealWorldWorkloadsTest {
             cache  | "zipfPercent": -1,        | benches[0].payload.zipfPercent: must be >= 0, got -1
             cache  | "keys": 0,                | benches[0].payload.keys: must be >= 1, got 0
             server | "loadPercent": 120,       | benches[0].payload.loadPercent: must be <= 100 (a percent of the saturation rate; 0 is closed loop), got 120
-            server | "saturationMs": 0,        | benches[0].payload.saturationMs: must be >= 1, got 0
+            server | "inCpuTokens": -1,        | benches[0].payload.inCpuTokens: must be >= 0, got -1
             server | "keys": 70000,            | benches[0].payload.keys: must be <= 65536
             server | "remotePenaltyNs": 100,   | benches[0].payload.remotePenaltyNs: unknown field
             """)
