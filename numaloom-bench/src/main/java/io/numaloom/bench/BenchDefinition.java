@@ -85,6 +85,10 @@ public record BenchDefinition(int index, String id, WorkloadKind kind, String ti
             args.add("-Djdk.attach.allowAttachSelf=true");
             args.add("-XX:+EnableDynamicAgentLoading");
         }
+        if (kind == WorkloadKind.SERVER) {
+            // The JDK server answers in two writes (headers, body); without TCP_NODELAY the body waits for an ACK.
+            args.add("-D" + io.numaloom.bench.workloads.LoopbackServer.NODELAY_PROPERTY + "=true");
+        }
         if (payload.path("diagnostics").asBoolean(false)) {
             args.add("-D" + io.numaloom.LockDiagnostics.PROPERTY + "=true");
         }

@@ -12,6 +12,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.numaloom.bench.locks.KeyedSchemes;
 import io.numaloom.bench.workloads.FalseSharing;
 import io.numaloom.bench.workloads.Keyed;
+import io.numaloom.bench.workloads.LoopbackServer;
+import io.numaloom.bench.workloads.ProducerConsumer;
 import io.numaloom.bench.workloads.WorkloadKind;
 import io.numaloom.topology.Topology;
 
@@ -410,6 +412,7 @@ public final class ConfigReader {
             problem(source.path("keys"), "must be <= " + Keyed.MAX_KEYS
                     + " (every key is a string held for the whole run), got " + values.get("keys"));
         }
+        checkRealWorld(kind, values, threads, source);
         if (checkMachine && kind == WorkloadKind.SYNC && (Integer) values.get("depth") > 1) {
             for (int i = 0; i < locks.size(); i++) {
                 if (!reentrant(locks.get(i))) {
@@ -425,6 +428,39 @@ public final class ConfigReader {
             } catch (IllegalArgumentException e) {
                 problem(source.path("topology"), e.getMessage());
             }
+        }
+    }
+
+    /** The bounds of the queue, cache and server workloads that need a maximum or the thread counts. */
+    private void checkRealWorld(WorkloadKind kind, Map<String, Object> values, List<Integer> threads, Source source) {
+        switch (kind) {
+            case QUEUE -> {
+                if (threads.getFirst() < 2) {
+                    problem(source.path("threads"), "queue needs at least 2 threads per point (a producer and a consumer), got "
+                            + threads.getFirst() + (source.has("threads") ? "" : " (the default)"));
+                }
+                atMost(source, values, "producerPercent", 99, "at least one thread consumes");
+                atMost(source, values, "actionsCount", ProducerConsumer.MAX_ITEMS, "the items are preallocated and every consumer keeps a bit per item");
+            }
+            case CACHE -> {
+                atMost(source, values, "getPercent", 100, "a percent");
+                atMost(source, values, "actionsCount", Keyed.MAX_ACTIONS, "the operations are drawn in advance and held in memory");
+                atMost(source, values, "keys", Keyed.MAX_KEYS, "every key is an object held for the whole run");
+            }
+            case SERVER -> {
+                atMost(source, values, "loadPercent", 100, "a percent of the saturation rate; 0 is closed loop");
+                atMost(source, values, "keys", LoopbackServer.MAX_KEYS, "the client counts answers per key and connection");
+                atMost(source, values, "actionsCount", Integer.MAX_VALUE, "requests are numbered by int");
+            }
+            default -> {
+            }
+        }
+    }
+
+    /** A problem if the number field {@code name} is over {@code max}. */
+    private void atMost(Source source, Map<String, Object> values, String name, long max, String why) {
+        if (values.get(name) instanceof Number n && n.longValue() > max) {
+            problem(source.path(name), "must be <= " + max + " (" + why + "), got " + n);
         }
     }
 

@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>{@link #start()} creates and starts every worker; each one parks on a start gate. {@link #run(Duration)}
  * opens the gate and joins them all: that is the timed part (JMH times the benchmark method that calls it).
- * {@link #finish()} then checks the round and gathers its statistics.
+ * {@link #finish()} then checks the round and gathers its statistics. The round is {@link Round#close() closed}
+ * once it is over: after its check, or when it fails to start, fails or times out.
  *
  * <p>Fairness is measured at the moment the first worker finishes its share: it copies every worker's
  * progress counter. With a fair lock all counters are then close to the share; with an unfair one some
@@ -55,12 +56,20 @@ public final class Execution {
      * @throws IllegalStateException if the workers do not all reach the gate within a minute
      */
     public void start() throws InterruptedException {
-        for (int i = 0; i < workers.length; i++) {
-            Worker worker = workers[i];
-            threads[i] = placement.start(i, () -> work(worker));
-        }
-        if (!atGate.await(1, TimeUnit.MINUTES)) {
-            throw new IllegalStateException(atGate.getCount() + " of " + workers.length + " workers did not start within a minute");
+        boolean started = false;
+        try {
+            for (int i = 0; i < workers.length; i++) {
+                Worker worker = workers[i];
+                threads[i] = placement.start(i, () -> work(worker));
+            }
+            if (!atGate.await(1, TimeUnit.MINUTES)) {
+                throw new IllegalStateException(atGate.getCount() + " of " + workers.length + " workers did not start within a minute");
+            }
+            started = true;
+        } finally {
+            if (!started) {
+                round.close();
+            }
         }
     }
 
@@ -89,6 +98,18 @@ public final class Execution {
      *         longer than {@code timeout} (the stuck workers are interrupted and left behind)
      */
     public void run(Duration timeout) throws InterruptedException {
+        boolean passed = false;
+        try {
+            runWorkers(timeout);
+            passed = true;
+        } finally {
+            if (!passed) {
+                round.close();
+            }
+        }
+    }
+
+    private void runWorkers(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         gate.countDown();
         for (Thread thread : threads) {
@@ -136,6 +157,14 @@ public final class Execution {
      * @throws IllegalStateException if a check fails
      */
     public Outcome finish() {
+        try {
+            return check();
+        } finally {
+            round.close();
+        }
+    }
+
+    private Outcome check() {
         round.verify();
         long inside = 0;
         long handoffs = 0;

@@ -1,5 +1,6 @@
 package io.numaloom.bench;
 
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 
 /** A {@link Mutex} over a {@link Lock}: the {@code lock(); try { ... } finally { unlock(); }} idiom. */
@@ -20,6 +21,33 @@ public final class LockMutex implements Mutex {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** The lock's own condition, or a {@link ParkingCondition} for a lock that has none. */
+    @Override
+    public MutexCondition newCondition() {
+        Condition condition;
+        try {
+            condition = lock.newCondition();
+        } catch (UnsupportedOperationException e) {
+            return new ParkingCondition(lock);
+        }
+        return new MutexCondition() {
+            @Override
+            public void await() throws InterruptedException {
+                condition.await();
+            }
+
+            @Override
+            public void signal() {
+                condition.signal();
+            }
+
+            @Override
+            public void signalAll() {
+                condition.signalAll();
+            }
+        };
     }
 
     @Override

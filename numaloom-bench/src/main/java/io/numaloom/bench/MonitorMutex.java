@@ -19,6 +19,32 @@ public final class MonitorMutex implements Mutex {
         }
     }
 
+    /**
+     * {@code wait}/{@code notifyAll} on the monitor. Every condition of one monitor shares its single wait set,
+     * so {@link MutexCondition#signal()} must wake every waiter ({@code notify} could wake a waiter of the other
+     * condition and lose the wake-up); each woken waiter re-checks its predicate, as a {@code synchronized}
+     * bounded buffer does.
+     */
+    @Override
+    public MutexCondition newCondition() {
+        return new MutexCondition() {
+            @Override
+            public void await() throws InterruptedException {
+                monitor.wait();
+            }
+
+            @Override
+            public void signal() {
+                monitor.notifyAll();
+            }
+
+            @Override
+            public void signalAll() {
+                monitor.notifyAll();
+            }
+        };
+    }
+
     @Override
     public String name() {
         return Locks.SYNCHRONIZED;

@@ -26,6 +26,21 @@ public sealed interface Mutex permits LockMutex, MonitorMutex {
     /** Runs {@code section} while holding this mutex; releases it even when the section throws. */
     void runExclusively(Runnable section);
 
+    /**
+     * A new condition of this mutex, for sections that wait (a bounded buffer's notFull and notEmpty). Where it
+     * comes from:
+     * <ul>
+     * <li>a {@link LockMutex} whose lock has conditions (VnaLock, ReentrantLock): the lock's own
+     *     {@link Lock#newCondition()};</li>
+     * <li>a {@link LockMutex} whose lock has none (the baselines): a {@link ParkingCondition}, a FIFO queue of
+     *     parked waiters kept under the lock, as application code over such a lock would write it;</li>
+     * <li>a {@link MonitorMutex}: the monitor's {@code wait}/{@code notifyAll}, as a {@code synchronized} class
+     *     does; a monitor has one wait set for all its conditions, so a signal wakes every waiter, and each
+     *     re-checks its own predicate.</li>
+     * </ul>
+     */
+    MutexCondition newCondition();
+
     /** The registry name this mutex was created from. */
     String name();
 

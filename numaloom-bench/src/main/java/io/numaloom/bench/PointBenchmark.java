@@ -91,7 +91,8 @@ public class PointBenchmark {
     @Setup(Level.Invocation)
     public void setUpRound() throws InterruptedException {
         try {
-            RoundContext context = new RoundContext(spec.threads(), spec.lock(), spec.remotePenaltyNs());
+            RoundContext context = new RoundContext(spec.threads(), spec.lock(), spec.remotePenaltyNs(), spec.threadType(),
+                    Duration.ofSeconds(spec.timeoutSeconds()));
             currentRound = workload.newRound(context);
             execution = new Execution(currentRound, spec.threads(), placement, spec.recordLatency());
             execution.start();

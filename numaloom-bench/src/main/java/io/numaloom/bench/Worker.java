@@ -122,6 +122,18 @@ public final class Worker extends WorkerPadAfter implements Runnable {
         section.run();
     }
 
+    /**
+     * Records one latency that the workload measures itself (a queue's put-to-take time, a server's response
+     * time) into the point's latency histogram, in nanoseconds; nothing when latency is not recorded. A workload
+     * that records its own latencies takes no lock through {@link #locked}, whose acquire latencies would go to
+     * the same histogram.
+     */
+    public void record(long nanos) {
+        if (latency != null) {
+            latency.recordValue(Math.max(0, nanos));
+        }
+    }
+
     /** Counts one completed operation towards this worker's progress. */
     public void completed() {
         PROGRESS.setOpaque(this, progress + 1);

@@ -168,4 +168,64 @@ class ExecutionTest {
             return true;
         }
     }
+
+    /** A round that counts how often it was closed and can be told to fail its check. */
+    private static final class ClosingRound implements Round {
+        final java.util.concurrent.atomic.AtomicInteger closes = new java.util.concurrent.atomic.AtomicInteger();
+        final ThreadBody body;
+        final boolean failCheck;
+
+        ClosingRound(ThreadBody body, boolean failCheck) {
+            this.body = body;
+            this.failCheck = failCheck;
+        }
+
+        @Override
+        public void runThread(Worker worker) throws Exception {
+            body.run(worker);
+        }
+
+        @Override
+        public long operations() {
+            return 1;
+        }
+
+        @Override
+        public void verify() {
+            if (failCheck) {
+                throw new IllegalStateException("planted check failure");
+            }
+        }
+
+        @Override
+        public void close() {
+            closes.incrementAndGet();
+        }
+    }
+
+    @Test
+    void theRoundIsClosedOnceWhetherItPassesFailsItsCheckFailsOrTimesOut() throws InterruptedException {
+        try (ThreadPlacement placement = ThreadPlacement.create("virtual", 2, false)) {
+            ClosingRound passes = new ClosingRound(w -> w.completed(), false);
+            Execution.runOnce(passes, 2, placement, false, TIMEOUT);
+            assertEquals(1, passes.closes.get(), "closed after its check");
+
+            ClosingRound badCheck = new ClosingRound(w -> w.completed(), true);
+            assertThrows(IllegalStateException.class, () -> Execution.runOnce(badCheck, 2, placement, false, TIMEOUT));
+            assertEquals(1, badCheck.closes.get(), "closed after a failed check");
+
+            ClosingRound throwing = new ClosingRound(w -> {
+                throw new java.io.IOException("planted");
+            }, false);
+            assertThrows(IllegalStateException.class, () -> Execution.runOnce(throwing, 2, placement, false, TIMEOUT));
+            assertEquals(1, throwing.closes.get(), "closed after a worker failed");
+
+            CountDownLatch never = new CountDownLatch(1);
+            ClosingRound stuck = new ClosingRound(w -> never.await(), false);
+            Execution e = new Execution(stuck, 1, placement, false);
+            e.start();
+            assertThrows(IllegalStateException.class, () -> e.run(Duration.ofMillis(100)));
+            assertEquals(1, stuck.closes.get(), "closed after a timeout");
+        }
+    }
 }

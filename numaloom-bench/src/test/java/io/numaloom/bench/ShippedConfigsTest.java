@@ -63,4 +63,25 @@ class ShippedConfigsTest {
         assertEquals(0, shortCs.settings().values().path("beforeCpuTokens").asInt());
         assertFalse(shortCs.settings().values().path("yieldInCrit").asBoolean(true));
     }
+
+    /**
+     * The application-shaped run (issue 28): queue and cache on both thread types, the server closed loop and at four
+     * load levels, each with VnaLock, the JDK's locks and the best baseline, and enough forks for an interval.
+     */
+    @Test
+    void realWorldRunsQueueCacheAndServerWithTheJdkLocksAndTheBestBaseline() throws Exception {
+        BenchConfig config = ConfigReader.read(CONFIGS.resolve("real-world.json"));
+        List<BenchDefinition> benches = config.activeBenches();
+        for (BenchDefinition b : benches) {
+            assertEquals(List.of("VNA", "UNFAIR_REENTRANT", "FAIR_REENTRANT", "SYNCHRONIZED", "NUMA_MCS"), b.locks(), b.id());
+            assertTrue(b.forks() >= 3, b.id() + ": a verdict needs the forks' interval");
+        }
+        for (String workload : List.of("queue", "cache")) {
+            assertEquals(List.of("platform", "virtual"), benches.stream().filter(b -> b.kind().jsonName().equals(workload))
+                    .map(BenchDefinition::threadType).sorted().toList(), workload);
+        }
+        assertEquals(List.of(0, 25, 50, 75, 90), benches.stream().filter(b -> b.kind().jsonName().equals("server"))
+                .map(b -> b.settings().values().path("loadPercent").asInt()).toList());
+        assertTrue(config.description().matches("(?s).*[0-9]+ minutes.*"), "says how long it takes: " + config.description());
+    }
 }

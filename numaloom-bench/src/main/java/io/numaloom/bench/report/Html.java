@@ -70,7 +70,9 @@ final class Html {
                 .append("max is the worst wait of the point, and <code>summary.csv</code> gives it as a ratio to the baseline's. ")
                 .append("It is one sample from the tail and varies from run to run: when the operating system takes a CPU ")
                 .append("away for milliseconds, that lands in the max of whichever lock was running. The machine section ")
-                .append("says how long the machine stalled threads that only spun, just before the run.</li>")
+                .append("says how long the machine stalled threads that only spun, just before the run. The <code>queue</code> ")
+                .append("workload puts each item's put-to-take time in these columns instead, and <code>server</code> each ")
+                .append("request's response time (from its intended send time in open loop); their tables say so.</li>")
                 .append("<li><b>local handoffs</b>: the fraction of consecutive acquisitions whose two holders ran on the same ")
                 .append("NUMA node (of the measured JVM's topology, which may be virtual). With <code>remotePenaltyNs</code> ")
                 .append("above zero, every other handoff spins that long inside the critical section (the NUMA cost model). ")
@@ -158,7 +160,7 @@ final class Html {
             return;
         }
         h.append("<table><tr><th>threads</th><th class=\"l\">lock</th><th>ops/ms</th><th>95% CI</th><th>time ms</th>")
-                .append("<th>Jain</th><th>min/max</th><th>acquire p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th>")
+                .append("<th>Jain</th><th>min/max</th><th>").append(esc(b.kind().latencyName())).append(" p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th>")
                 .append("<th>local handoffs</th>");
         boolean diagnostics = s.rows().stream().anyMatch(r -> r.parksPerOp() != null);
         if (diagnostics) {

@@ -9,7 +9,7 @@ import java.util.List;
  * One timed run of a workload: every worker thread runs {@link #runThread(Worker)} once, concurrently, and
  * the round is over when the last one returns. Built untimed by {@link Workload#newRound(RoundContext)}.
  */
-public interface Round {
+public interface Round extends AutoCloseable {
 
     /** The body of one worker thread: its share of the round's operations. */
     void runThread(Worker worker) throws Exception;
@@ -40,4 +40,13 @@ public interface Round {
      * @throws IllegalStateException naming what is wrong
      */
     void verify();
+
+    /**
+     * Releases what the round holds outside the heap (a server's port, its threads, client sockets). Called once
+     * the round is over, whether it passed its check, failed or timed out ({@link io.numaloom.bench.Execution}
+     * does); must be idempotent and must not throw. Nothing by default.
+     */
+    @Override
+    default void close() {
+    }
 }

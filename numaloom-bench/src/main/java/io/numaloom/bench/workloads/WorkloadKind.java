@@ -32,7 +32,15 @@ public enum WorkloadKind {
     LOCK_RATE("lockRate", "lock/unlock in a loop, an empty section or one atomic add (NUMA talk: ticket vs queued spinlocks)",
             LockRate.FIELDS, LockRate::new, false, Set.of("recordLatency", "remotePenaltyNs")),
     FALSE_SHARING("falseSharing", "read-modify-writes on per-thread counters; the locks are layouts PACKED, PADDED_64, PADDED_128 (NUMA talk)",
-            FalseSharing.FIELDS, FalseSharing::new, false, Set.of("recordLatency", "remotePenaltyNs"));
+            FalseSharing.FIELDS, FalseSharing::new, false, Set.of("recordLatency", "remotePenaltyNs")),
+    QUEUE("queue", "producers hand items to consumers through a bounded buffer built as ArrayBlockingQueue is (one lock, "
+            + "notFull and notEmpty); latency is each item's put-to-take time",
+            ProducerConsumer.FIELDS, ProducerConsumer::new, false, Set.of("remotePenaltyNs")),
+    CACHE("cache", "an LRU cache (LinkedHashMap in access order) under one lock, gets and puts on Zipf-skewed keys",
+            LruCache.FIELDS, LruCache::new, false, Set.of()),
+    SERVER("server", "a loopback HTTP server whose requests count a key under one lock; closed loop, or open loop at a percent "
+            + "of the saturation rate with response times from the intended send times",
+            LoopbackServer.FIELDS, LoopbackServer::new, false, Set.of("remotePenaltyNs"));
 
     private final String jsonName;
     private final String summary;
@@ -77,13 +85,34 @@ public enum WorkloadKind {
     }
 
     /**
+     * What the latency columns of this workload's points measure: {@code "acquire"} (the lock's acquire latency),
+     * {@code "put-to-take"} for {@link #QUEUE} or {@code "response"} for {@link #SERVER}.
+     */
+    public String latencyName() {
+        return switch (this) {
+            case QUEUE -> "put-to-take";
+            case SERVER -> "response";
+            default -> "acquire";
+        };
+    }
+
+    /**
      * Thread counts measured when a bench gives none: powers of two up to four times the CPUs, plus the
      * CPU count itself; a single thread for {@link #SYNC}; for {@link #LOCK_RATE} and {@link #FALSE_SHARING},
-     * whose threads never wait, only up to the CPU count (one thread per CPU, as in the talk they come from).
+     * whose threads never wait, only up to the CPU count (one thread per CPU, as in the talk they come from); for
+     * {@link #QUEUE}, which needs a producer and a consumer, from 2.
      */
     public List<Integer> defaultThreads(int cpus) {
         if (this == SYNC) {
             return List.of(1);
+        }
+        if (this == QUEUE) {
+            TreeSet<Integer> counts = new TreeSet<>();
+            for (int t = 2; t <= Math.max(2, 4 * cpus); t *= 2) {
+                counts.add(t);
+            }
+            counts.add(Math.max(2, cpus));
+            return List.copyOf(counts);
         }
         int max = this == LOCK_RATE || this == FALSE_SHARING ? cpus : 4 * cpus;
         TreeSet<Integer> counts = new TreeSet<>();
