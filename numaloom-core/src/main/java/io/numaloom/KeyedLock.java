@@ -108,11 +108,16 @@ public final class KeyedLock<K> {
      * puts the word back to 0), and a deflation that got to -1 makes every later pin fail, so the
      * pinning thread takes the bucket lock, finds the record gone (unlinked under that lock) and
      * binds another. A pinned thread may take the lock word from DEFLATED (tryLockPinned, and a
-     * heir of VnaLock, which reads DEFLATED as free): it can only be there because its pin came
-     * first, so that deflation is doomed, and the deflater's restoring CAS from DEFLATED then
-     * fails harmlessly. A record may be deflated and rebound between a locker's scan and its pin;
-     * the binder writes the binding before its volatile write of pins, which the pin's CAS reads,
-     * so the re-read after the pin sees the new binding and the locker drops the pin. A lock-free
+     * heir of VnaLock, which reads DEFLATED as free): its pin came before the deflater's second
+     * CAS, so that deflation is doomed, but the pin goes as soon as the thread holds the lock,
+     * maybe before that CAS. So the taker adds a pin (Record.acquiredDeflated), and the deflater,
+     * whose restoring CAS from DEFLATED then fails, drops it; HotSpot's ObjectMonitor::enter adds
+     * an extra contention for the same reason. A pinned thread that loses its CAS to a deflater's
+     * claim or back-out retries (tryLockPinned): nobody holds the lock then. A record may be
+     * deflated and rebound between a locker's scan and its pin; the binder writes the binding,
+     * then revives the lock word, then publishes pins with a volatile write, which the pin's CAS
+     * reads: the re-read after the pin sees the new binding and the locker drops the pin, and a
+     * pinned thread never sees the DEFLATED of the old deflation. A lock-free
      * scan may also wander into another chain through a record that was re-linked meanwhile; it
      * is cut at MAX_HOPS and a miss always falls back to the scan under the bucket lock, which is
      * exact by (1) and (2).
@@ -789,7 +794,9 @@ public final class KeyedLock<K> {
             return false;
         }
         if (!r.tryUnpinLast()) { // RACE: deflate against pin
-            r.abandonDeflation();
+            if (!r.abandonDeflation()) {
+                r.unpin(); // a pinned thread took the lock from DEFLATED and left us this pin
+            }
             return false;
         }
         return true;
@@ -1095,6 +1102,18 @@ public final class KeyedLock<K> {
             STATE.compareAndSet(this, RESERVED, 0);
         }
 
+        /**
+         * A pinned thread took the lock word from DEFLATED: the deflater that claimed it has yet to
+         * try, or has failed, its {@code pins: 0 -> -1}. The taker's own pin goes when it has the
+         * lock (a holder does not pin), so it adds this one, which keeps that CAS failing; the
+         * deflater, whose back-out then fails, drops it. HotSpot's ObjectMonitor::enter adds an
+         * extra contention for the same reason when it cancels an asynchronous deflation.
+         */
+        @Override
+        void acquiredDeflated() {
+            PINS.getAndAdd(this, 1);
+        }
+
         /** The owner, or null; a snapshot for monitoring. */
         Thread owner() {
             return getOwner();
@@ -1115,16 +1134,18 @@ public final class KeyedLock<K> {
 
         /**
          * Binds a new or deflated record, pinned once for the binder, under the bucket lock and
-         * before it is linked. The lock word is written last: a fast path whose CAS reads it sees the
-         * binding.
+         * before it is linked. The lock word is revived after the binding is written, so a fast
+         * path whose CAS reads it sees the binding; pins are published last, so a thread that
+         * reached the record before its deflation and pins it now never finds the word of that
+         * deflation (DEFLATED), which it would take and the revive would then overwrite.
          */
         void bind(KeyedLock<?> home, int hash, Object key, Record next) {
             this.hash = hash;
             this.key = key;
             this.home = home;
             NEXT.setRelease(this, next);
-            PINS.setVolatile(this, 1);
             revive();
+            PINS.setVolatile(this, 1);
         }
 
         void unbind() {

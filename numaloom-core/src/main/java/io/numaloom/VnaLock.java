@@ -580,16 +580,32 @@ public class VnaLock extends ConditionLock implements Lock {
 
     /**
      * {@link KeyedLock}'s acquisition by a thread that pinned the record: also takes a lock that a
-     * deflater claimed ({@link #DEFLATED}), since the pin makes that deflation back out.
+     * deflater claimed ({@link #DEFLATED}), since the pin makes that deflation back out. A CAS lost
+     * to a deflater's claim ({@code 0 -> DEFLATED}) or back-out ({@code DEFLATED -> 0}) is retried:
+     * nobody holds the lock then, and a deflater that read the pins before ours claims at most once.
      */
     final boolean tryLockPinned() {
-        int s = (int) STATE.getVolatile(this);
-        if ((s == 0 || s == DEFLATED) && STATE.compareAndSet(this, s, LOCKED)) {
-            owner = Thread.currentThread();
-            return true;
+        for (;;) {
+            int s = (int) STATE.getVolatile(this);
+            if (s != 0 && s != DEFLATED) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, s, LOCKED)) {
+                owner = Thread.currentThread();
+                if (s == DEFLATED) {
+                    acquiredDeflated();
+                }
+                return true;
+            }
         }
-        return false;
     }
+
+    /**
+     * Called by a thread that took the lock word from {@link #DEFLATED}, which only a thread that
+     * pinned a {@link KeyedLock} record can do, while it is still pinned: the record adds a pin
+     * that its deflater drops (see {@code KeyedLock.Record}).
+     */
+    void acquiredDeflated() {}
 
     /** {@link KeyedLock}'s deflater claims a free, unreserved lock that nobody holds: CAS 0 -> DEFLATED. */
     final boolean tryClaimForDeflation() {
@@ -597,11 +613,12 @@ public class VnaLock extends ConditionLock implements Lock {
     }
 
     /**
-     * The deflater backs out (a pinned thread wants the record): DEFLATED -> 0, unless a pinned heir
-     * took the lock from DEFLATED meanwhile.
+     * The deflater backs out (a pinned thread wants the record): DEFLATED -> 0, unless a pinned
+     * thread took the lock from DEFLATED meanwhile. Returns false in that case: that thread left
+     * the deflater a pin to drop ({@link #acquiredDeflated()}).
      */
-    final void abandonDeflation() {
-        STATE.compareAndSet(this, DEFLATED, 0);
+    final boolean abandonDeflation() {
+        return STATE.compareAndSet(this, DEFLATED, 0);
     }
 
     /** A deflated record bound to a new key becomes a free lock: its binder publishes the binding with this store. */
@@ -630,6 +647,9 @@ public class VnaLock extends ConditionLock implements Lock {
         }
         if (STATE.compareAndSet(this, s, LOCKED)) {
             owner = me;
+            if (s == DEFLATED) {
+                acquiredDeflated();
+            }
             return true;
         }
         return false;
