@@ -202,6 +202,12 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
         }
     }
 
+    /** Nothing to do: this lock unbinds a record when its last user leaves, so it keeps no idle key. */
+    @Override
+    public int releaseIdleKeys() {
+        return 0;
+    }
+
     @Override
     public String toString() {
         return super.toString() + "[" + bug + ", " + activeKeys() + " active keys]";
