@@ -16,11 +16,15 @@ import org.junit.jupiter.api.Test;
  * {@code PlantedKeyedBugsLincheckTest} shows the same scenario and budget catch a deflater that ignores a racing
  * locker.
  *
- * <p>Three configurations: the keys' records with {@code KeyedLock}'s default per-node queues (under the two-node
- * virtual topology, the queue comes from the CPU the thread runs on); with two queues chosen by Lincheck thread,
- * so that a contended key's handoff crosses queues, as in {@code VnaLockLincheckTest}; and with
- * {@code idleKeys(0)}, where binding one key deflates the other if it is idle, so that deflation also runs
- * inside the other thread's acquisitions.
+ * <p>Three configurations of that scenario: the keys' records with {@code KeyedLock}'s default per-node queues
+ * (under the two-node virtual topology, the queue comes from the CPU the thread runs on); with two queues chosen
+ * by Lincheck thread, so that a contended key's handoff crosses queues, as in {@code VnaLockLincheckTest}; and
+ * with {@code idleKeys(0)}, where binding one key deflates the other if it is idle, so that deflation also runs
+ * inside the other thread's acquisitions. Then {@link KeyDeflation}, the race alone: one idle key, one thread
+ * acquiring it by every method, the other deflating; every acquisition must succeed and hold the key's bound
+ * record. That one finds, within this budget, the hole of commit c06e0b7's {@code KeyedLock}: a pinned thread took
+ * the lock word from {@code DEFLATED} and unpinned before the deflater's {@code pins: 0 -> -1}, which then
+ * unlinked the record it held (its {@code unlock} threw {@code IllegalMonitorStateException}).
  */
 class KeyedLockLincheckTest {
 
@@ -51,6 +55,13 @@ class KeyedLockLincheckTest {
         }
     }
 
+    /** new KeyedLock(): one key, bound and idle, a locker against a deflater (see {@link KeyDeflation}). */
+    public static class Deflation extends KeyDeflation {
+        public Deflation() {
+            super(new KeyedLockSubject<>(new KeyedLock<>()));
+        }
+    }
+
     @Test
     void keyedLockPerNode() {
         LincheckRuns.keyedOptions().check(PerNode.class);
@@ -64,5 +75,10 @@ class KeyedLockLincheckTest {
     @Test
     void keyedLockWithNoIdleKeys() {
         LincheckRuns.keyedOptions().check(NoIdleKeys.class);
+    }
+
+    @Test
+    void keyedLockAgainstDeflation() {
+        LincheckRuns.keyedOptions().check(Deflation.class);
     }
 }
