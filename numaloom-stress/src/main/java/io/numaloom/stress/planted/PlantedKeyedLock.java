@@ -2,27 +2,54 @@ package io.numaloom.stress.planted;
 
 import io.numaloom.stress.subject.KeyedSubject;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A small model of {@code KeyedLock}'s bind/pin/unbind protocol with an optional planted bug, to show that the
- * keyed proofs (Lincheck's {@code KeyedCounters}, jcstress's {@link PlantedKeyedMutex}) catch an unbind that
- * ignores a racing locker. With {@link Bug#NONE} it is correct, and the same tests must pass on it.
+ * A small model of {@code KeyedLock}'s protocol (records stay bound while idle and are taken back by deflation)
+ * with an optional planted bug, to show that the keyed proofs (Lincheck's {@code KeyedCounters}, jcstress's
+ * {@link PlantedKeyedMutex}) catch a deflater that ignores a racing locker. With {@link Bug#NONE} it is correct,
+ * and the tests that pass on {@code KeyedLock} must pass on it.
  *
- * <p><b>Protocol.</b> {@code KeyedLock}'s, without the table, the hashing and the reuse of records. The bound
- * records form one chain, changed only under {@code guard}. A record holds a correct {@link PlantedLock} and
- * {@code pins}, the number of threads using it (each hold and each thread inside an acquisition); {@code -1}
- * means unbound, for good. A locker scans the chain without the guard, pins the record of an equal key with the
- * CAS {@code pins: p -> p + 1} for {@code p >= 0} and reads the binding again; failing that, it takes the guard
- * and pins the linked record of the key or binds a new one. The thread whose unpin brings {@code pins} to 0
- * takes the guard, finds the record still linked and unbinds it with the CAS {@code pins: 0 -> -1}; a failed CAS
- * means a locker pinned it in between, and that locker unbinds it when it is done.
+ * <p><b>Protocol.</b> {@code KeyedLock}'s, without the hash table, the queues and the budget. The bound records
+ * form one chain, linked and unlinked only under {@code guard}. A record has a lock word ({@link #FREE},
+ * {@link #LOCKED}, {@link #DEFLATED}), an owner and a hold count for re-entry, and {@code pins}: the number of
+ * threads in the slow path of an acquisition, which need the record to stay bound without holding it
+ * ({@code -1}: deflated). A holder does not pin; the lock word, held, keeps the record bound. A record stays bound
+ * after its last user leaves.
+ * <ul>
+ * <li><em>Fast path.</em> Scan the chain without the guard; on the record of an equal key, CAS the word
+ *     {@code FREE -> LOCKED}, then read the binding again: the same key object, or release the word and take
+ *     the slow path (the record was deflated and bound again in between).
+ * <li><em>Slow path.</em> Pin the record (CAS {@code pins: p -> p + 1} for {@code p >= 0}) and check its binding,
+ *     or else, under the guard, pin the linked record of the key or bind one (a deflated spare if there is one:
+ *     the binder writes the key, then revives the word with {@code FREE}, then sets {@code pins} to 1, in that
+ *     order, because a thread that read the record before its deflation may still reach it). Then take the word from
+ *     {@code FREE} or from {@code DEFLATED} (the pin makes that deflation back out), re-enter, or wait: a bounded
+ *     spin with {@link Thread#onSpinWait()}, then {@link Thread#yield()}; then unpin.
+ * <li><em>Deflation</em> ({@link #releaseIdleKeys()}, under the guard), for each linked record: CAS the word
+ *     {@code FREE -> DEFLATED} (a fast locker's CAS on the same word decides against it), then CAS
+ *     {@code pins: 0 -> -1}; if a thread pinned the record in between, back out with CAS
+ *     {@code DEFLATED -> FREE}. A deflated record is unlinked, its key cleared, and kept as the spare of the next
+ *     bind.
+ * <li><em>A pinned thread that takes the word from {@code DEFLATED}</em> adds one pin before it returns, and the
+ *     deflater whose back-out CAS then fails drops it, as HotSpot's {@code ObjectMonitor::enter} adds an extra
+ *     contention when it cancels an asynchronous deflation. Without that pin, the taker unpins (a holder does not
+ *     pin) and the deflater's {@code pins: 0 -> -1}, if it comes after, succeeds on a held record: the record is
+ *     unlinked under its holder, as with the planted bug below. {@code KeyedLock} does the same
+ *     ({@code Record.acquiredDeflated}).
+ * </ul>
  *
- * <p><b>{@link Bug#UNBIND_IGNORES_PINS}.</b> The unbinder writes {@code pins = -1} without the CAS. A locker that
- * pinned the record between the last unpin and the unbind goes on with an unlinked record: it no longer finds
- * its own hold, and the next locker of the key binds a second record, so two threads hold one key.
+ * <p><b>{@link Bug#DEFLATE_IGNORES_LOCKER}.</b> The deflater checks "word is {@code FREE} and {@code pins} is 0"
+ * with two reads, then writes {@code DEFLATED} and {@code -1} without a CAS and unlinks the record. A fast
+ * locker whose CAS lands between the check and the writes holds a record that is no longer linked: its unlock
+ * does not find it, and the next locker of the key binds another record (or the same one, from the spare) and
+ * gets in too. A thread that pinned in between is lost the same way.
+ *
+ * <p>Waiting spins instead of parking, so that the model runs unchanged on jcstress's platform threads and under
+ * Lincheck's model checker, which sees each spin iteration as a point where it may switch threads.
  */
 public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
 
@@ -30,25 +57,51 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
     public enum Bug {
         /** A correct keyed lock: the control. */
         NONE,
-        /** The unbinder sets {@code pins = -1} without the CAS {@code 0 -> -1}: a racing locker's pin is lost. */
-        UNBIND_IGNORES_PINS
+        /**
+         * The deflater checks the word and the pins with reads, then deflates with writes instead of the two
+         * CASes: a locker that took the word or pinned the record since the check is overwritten.
+         */
+        DEFLATE_IGNORES_LOCKER
     }
 
-    /** The lock of one key while the key is in use. */
+    static final int FREE = 0;
+    static final int LOCKED = 1;
+    static final int DEFLATED = 2;
+
+    /** Spins of a waiter before it starts yielding. */
+    private static final int SPINS = 32;
+    /** Chain links a lock-free scan follows before it falls back to the guard. */
+    private static final int MAX_HOPS = 8;
+
+    /** A key's lock while bound; reused for another key after deflation. */
     static final class Record {
-        final PlantedLock lock = new PlantedLock(PlantedLock.Bug.NONE);
-        final AtomicInteger pins = new AtomicInteger(1);
+        volatile int word;              // WORD
+        volatile int pins = -1;         // PINS; -1: deflated (or never bound)
+        volatile int waiting;           // WAITING: threads spinning for the word, for hasQueuedThreads
+        volatile Thread owner;
+        /** Re-entries beyond the first; owner-only. */
+        int holds;
         volatile Object key;
         volatile Record next;
 
-        Record(Object key, Record next) {
-            this.key = key;
-            this.next = next;
-        }
-
         boolean isBoundTo(Object k) {
             Object mine = key;
-            return mine != null && k.equals(mine);
+            return mine != null && (mine == k || k.equals(mine));
+        }
+    }
+
+    private static final VarHandle WORD;
+    private static final VarHandle PINS;
+    private static final VarHandle WAITING;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            WORD = l.findVarHandle(Record.class, "word", int.class);
+            PINS = l.findVarHandle(Record.class, "pins", int.class);
+            WAITING = l.findVarHandle(Record.class, "waiting", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
         }
     }
 
@@ -56,123 +109,274 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
     private final Object guard = new Object();
     /** The chain of bound records: written under {@code guard}, scanned without it. */
     private volatile Record head;
+    /** The last record deflated, for the next bind; under {@code guard}. */
+    private Record spare;
 
     public PlantedKeyedLock(Bug bug) {
         this.bug = bug;
     }
 
-    /** {@link PlantedLock#lock()} does not fail: the pin becomes the hold's. */
+    public Bug bug() {
+        return bug;
+    }
+
+    // ------------------------------------------------------------------ acquisition
+
     @Override
     public void lock(K key) {
-        pin(key).lock.lock();
+        if (lockFast(key) == null) {
+            try {
+                lockPinned(key, false, false, 0L);
+            } catch (InterruptedException e) {
+                throw new AssertionError("an uninterruptible acquisition threw", e);
+            }
+        }
     }
 
     @Override
     public void lockInterruptibly(K key) throws InterruptedException {
-        Record r = pin(key);
-        try {
-            r.lock.lockInterruptibly();
-        } catch (InterruptedException e) {
-            unpin(r);
-            throw e;
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        if (lockFast(key) == null) {
+            lockPinned(key, true, false, 0L);
         }
     }
 
     @Override
     public boolean tryLock(K key) {
+        if (lockFast(key) != null) {
+            return true;
+        }
         Record r = pin(key);
-        return keepPinIf(r.lock.tryLock(), r);
+        try {
+            return tryLockPinned(r) || reenter(r);
+        } finally {
+            unpin(r);
+        }
     }
 
     @Override
     public boolean tryLock(K key, long time, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(unit, "unit");
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        if (lockFast(key) != null) {
+            return true;
+        }
+        return lockPinned(key, true, true, System.nanoTime() + unit.toNanos(time));
+    }
+
+    /**
+     * The fast path: the record of key found without the guard, its word taken {@code FREE -> LOCKED}, its
+     * binding read again. Returns the record now held, or null (missing, held, being deflated, or rebound).
+     */
+    private Record lockFast(K key) {
+        Objects.requireNonNull(key, "key");
+        Record r = head;
+        for (int hops = 0; r != null && hops < MAX_HOPS; hops++, r = r.next) {
+            Object k = r.key;
+            if (k != null && (k == key || key.equals(k))) {
+                if (!WORD.compareAndSet(r, FREE, LOCKED)) { // RACE: lock against deflate, on the word
+                    return null;
+                }
+                if (r.key != k) {
+                    WORD.setVolatile(r, FREE); // deflated and bound again between our read and our CAS
+                    return null;
+                }
+                r.owner = Thread.currentThread();
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /** The slow path: pin, take the word, re-enter or wait, unpin. False on timeout. */
+    private boolean lockPinned(K key, boolean interruptible, boolean timed, long deadline)
+            throws InterruptedException {
         Record r = pin(key);
         try {
-            return keepPinIf(r.lock.tryLock(time, unit), r);
-        } catch (InterruptedException e) {
+            if (tryLockPinned(r) || reenter(r)) {
+                return true;
+            }
+            WAITING.getAndAdd(r, 1);
+            try {
+                for (int spins = 0; ; spins++) {
+                    if (interruptible && Thread.interrupted()) {
+                        throw new InterruptedException();
+                    }
+                    if (timed && System.nanoTime() - deadline >= 0L) {
+                        return false;
+                    }
+                    if (spins < SPINS) {
+                        Thread.onSpinWait();
+                    } else {
+                        Thread.yield();
+                    }
+                    if (tryLockPinned(r)) {
+                        return true;
+                    }
+                }
+            } finally {
+                WAITING.getAndAdd(r, -1);
+            }
+        } finally {
             unpin(r);
-            throw e;
         }
     }
 
-    private boolean keepPinIf(boolean locked, Record r) {
-        if (!locked) {
-            unpin(r);
+    /**
+     * A pinned thread's attempt: takes the word from {@code FREE}, or from {@code DEFLATED}: a deflation that our
+     * pin makes fail. Taken from {@code DEFLATED}, it adds a pin for the deflater to drop, since ours goes when we
+     * return and the deflater's {@code pins: 0 -> -1} may still be to come (see {@link #deflate}). A CAS lost to
+     * the deflater's claim or back-out is retried: nobody holds the key then.
+     */
+    private static boolean tryLockPinned(Record r) {
+        for (;;) {
+            int s = r.word;
+            if (s == LOCKED) {
+                return false;
+            }
+            if (WORD.compareAndSet(r, s, LOCKED)) {
+                if (s == DEFLATED) {
+                    PINS.getAndAdd(r, 1); // still pinned by us, so the deflation cannot have completed
+                }
+                r.owner = Thread.currentThread();
+                return true;
+            }
         }
-        return locked;
+    }
+
+    private static boolean reenter(Record r) {
+        if (r.owner != Thread.currentThread()) {
+            return false;
+        }
+        r.holds++;
+        return true;
     }
 
     @Override
     public void unlock(K key) {
-        Record r = boundRecord(key);
-        if (r == null || !r.lock.isHeldByCurrentThread()) {
+        Record r = heldRecord(key);
+        if (r == null) {
             throw new IllegalMonitorStateException(Thread.currentThread().getName() + " does not hold key " + key);
         }
-        r.lock.unlock();
-        unpin(r);
+        if (r.holds > 0) {
+            r.holds--;
+            return;
+        }
+        r.owner = null;
+        WORD.setVolatile(r, FREE); // the record stays bound, idle
     }
 
-    /** Pins the record of key, found by the lock-free scan or else under the guard, where it may be bound. */
+    // ------------------------------------------------------------------ records
+
+    /** Pins the record of key: found by the lock-free scan, or else under the guard, where it may be bound. */
     private Record pin(K key) {
-        Record r = linked(Objects.requireNonNull(key, "key"));
+        Record r = linked(key, MAX_HOPS);
         if (r != null && tryPin(r)) {
             if (r.isBoundTo(key)) {
                 return r;
             }
-            unpin(r);
+            unpin(r); // deflated and bound to another key between our read and our pin
         }
         synchronized (guard) {
-            r = linked(key);
-            if (r == null) {
-                head = new Record(key, head);
-                return head;
+            r = linked(key, Integer.MAX_VALUE);
+            if (r != null) {
+                if (!tryPin(r)) {
+                    throw new IllegalStateException("a linked record was deflated: key " + key);
+                }
+                return r;
             }
-            if (!tryPin(r)) {
-                throw new IllegalStateException("a linked record was unbound: key " + key);
-            }
+            r = spare != null ? spare : new Record();
+            spare = null;
+            r.key = key;
+            r.next = head;
+            WORD.setVolatile(r, FREE); // revive, after the binding: a fast path whose CAS reads this sees it
+            r.pins = 1;                // then let pins in: a pinned thread never sees the word of the old deflation
+            head = r;
             return r;
         }
     }
 
-    /** The CAS {@code pins: p -> p + 1} for {@code p >= 0}; fails on an unbound record. */
+    /** CAS {@code pins: p -> p + 1} for {@code p >= 0}; fails on a deflated record. */
     private static boolean tryPin(Record r) {
-        return r.pins.getAndUpdate(p -> p >= 0 ? p + 1 : p) >= 0;
-    }
-
-    /** Drops one pin; the thread that drops the last one unbinds the record. */
-    private void unpin(Record r) {
-        if (r.pins.decrementAndGet() == 0) {
-            unbind(r);
+        for (int p; (p = r.pins) >= 0; ) {
+            if (PINS.compareAndSet(r, p, p + 1)) {
+                return true;
+            }
         }
+        return false;
     }
 
-    private void unbind(Record r) {
+    /** Drops a pin; the record stays bound. */
+    private static void unpin(Record r) {
+        PINS.getAndAdd(r, -1);
+    }
+
+    /**
+     * Deflates every idle record now, under the guard: with {@link Bug#NONE} the two CASes (word, then pins),
+     * backing out if a thread pinned in between.
+     */
+    @Override
+    public int releaseIdleKeys() {
         synchronized (guard) {
+            int released = 0;
             Record prev = null;
-            Record c = head;
-            for (; c != null && c != r; c = c.next) {
-                prev = c;
+            for (Record r = head; r != null; ) {
+                Record next = r.next;
+                if (deflate(r)) {
+                    if (prev == null) {
+                        head = next;
+                    } else {
+                        prev.next = next;
+                    }
+                    r.key = null;
+                    spare = r;
+                    released++;
+                } else {
+                    prev = r;
+                }
+                r = next;
             }
-            if (c == null) {
-                return; // a racing unbinder got there first
-            }
-            if (bug == Bug.UNBIND_IGNORES_PINS) {
-                r.pins.set(-1); // planted: a locker that pinned since our unpin goes unseen
-            } else if (!r.pins.compareAndSet(0, -1)) {
-                return; // pinned again: its user unbinds it
-            }
-            if (prev == null) {
-                head = r.next;
-            } else {
-                prev.next = r.next;
-            }
-            r.key = null;
+            return released;
         }
     }
 
-    /** The record bound to key in the chain, or null; exact under the guard. */
-    private Record linked(Object key) {
-        for (Record r = head; r != null; r = r.next) {
+    private boolean deflate(Record r) {
+        if (bug == Bug.DEFLATE_IGNORES_LOCKER) {
+            if (r.word != FREE || r.pins != 0) {
+                return false;
+            }
+            r.word = DEFLATED; // planted: a fast locker's CAS since the check is overwritten
+            r.pins = -1;       // planted: so is a pin
+            return true;
+        }
+        if (r.pins != 0) {
+            return false; // in use
+        }
+        if (!WORD.compareAndSet(r, FREE, DEFLATED)) { // RACE: deflate against lock, on the word
+            return false;
+        }
+        if (!PINS.compareAndSet(r, 0, -1)) { // RACE: deflate against pin
+            if (!WORD.compareAndSet(r, DEFLATED, FREE)) { // back out, unless a pinned thread took the word
+                PINS.getAndAdd(r, -1); // it did, and left us a pin to drop
+            }
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * The record bound to key in the chain, or null. Without the guard a scan may wander (a record it passes may be
+     * unlinked and bound again meanwhile) and is cut after {@link #MAX_HOPS} links; a miss then falls back to the
+     * guard, under which the scan is exact.
+     */
+    private Record linked(Object key, int maxHops) {
+        Objects.requireNonNull(key, "key");
+        Record r = head;
+        for (int hops = 0; r != null && hops < maxHops; hops++, r = r.next) {
             if (r.isBoundTo(key)) {
                 return r;
             }
@@ -182,17 +386,39 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
 
     private Record boundRecord(Object key) {
         synchronized (guard) {
-            return linked(Objects.requireNonNull(key, "key"));
+            return linked(key, Integer.MAX_VALUE);
         }
     }
 
-    @Override public int getHoldCount(K key) { Record r = boundRecord(key); return r == null ? 0 : r.lock.getHoldCount(); }
-    @Override public boolean isHeldByCurrentThread(K key) { return getHoldCount(key) > 0; }
-    @Override public boolean isLocked(K key) { Record r = boundRecord(key); return r != null && r.lock.isLocked(); }
-    @Override public boolean hasQueuedThreads(K key) { Record r = boundRecord(key); return r != null && r.lock.hasQueuedThreads(); }
+    /** The record of key the current thread holds, or null: under the guard, so exact. */
+    private Record heldRecord(Object key) {
+        Record r = boundRecord(key);
+        return r != null && r.owner == Thread.currentThread() && r.word == LOCKED ? r : null;
+    }
 
+    // ------------------------------------------------------------------ inspection
+
+    @Override public int getHoldCount(K key) { Record r = heldRecord(key); return r == null ? 0 : r.holds + 1; }
+    @Override public boolean isHeldByCurrentThread(K key) { return heldRecord(key) != null; }
+    @Override public boolean isLocked(K key) { Record r = boundRecord(key); return r != null && r.word == LOCKED; }
+    @Override public boolean hasQueuedThreads(K key) { Record r = boundRecord(key); return r != null && r.waiting > 0; }
+
+    /** Keys in use: held or pinned. Idle bound records do not count. */
     @Override
     public int activeKeys() {
+        synchronized (guard) {
+            int n = 0;
+            for (Record r = head; r != null; r = r.next) {
+                if (r.pins > 0 || r.word == LOCKED) {
+                    n++;
+                }
+            }
+            return n;
+        }
+    }
+
+    /** The records bound now, in use or idle. */
+    public int boundKeys() {
         synchronized (guard) {
             int n = 0;
             for (Record r = head; r != null; r = r.next) {
@@ -204,6 +430,6 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
 
     @Override
     public String toString() {
-        return super.toString() + "[" + bug + ", " + activeKeys() + " active keys]";
+        return super.toString() + "[" + bug + ", " + boundKeys() + " bound, " + activeKeys() + " in use]";
     }
 }

@@ -9,23 +9,26 @@ import org.openjdk.jcstress.annotations.Arbiter;
 import org.openjdk.jcstress.annotations.Description;
 import org.openjdk.jcstress.annotations.JCStressMeta;
 import org.openjdk.jcstress.annotations.JCStressTest;
-import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
 import org.openjdk.jcstress.infra.results.IIII_Result;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
-import static org.openjdk.jcstress.annotations.Expect.ACCEPTABLE;
-import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
-
 /**
- * {@code KeyedLockRaces.LockVsLock}, with the same state shape and grading, on the {@link PlantedKeyedLock}: each
- * actor locks one key through a fresh, equal copy of it, so one actor's last unpin and unbind race the other's
- * pin. {@code CorrectLockVsLock} must pass; {@code IgnoresPinsLockVsLock} must fail: the actor whose pin the
- * unbind overwrote holds an unlinked record, its unlock does not find it (a negated value, residue locked), or
- * the other actor binds a second record and both are inside at once. Not part of the normal jcstress run (the
- * build's regex skips this package): {@code PlantedBugsJcstressTest} runs them.
+ * {@code KeyedLockRaces}' keyed tests, with the same states, results and grading, on the {@link PlantedKeyedLock}
+ * model. Each actor locks one key through a fresh, equal copy of it.
+ * <ul>
+ * <li>{@code CorrectLockVsLock}: two lockers of a key that is not bound yet; the model must pass.
+ * <li>{@code *LockVsDeflateThenLock} and {@code *TryLockVsDeflate}: the key's record is bound and idle when the
+ *     actors start (the state locks and unlocks it once), and a deflater ({@code releaseIdleKeys()}) races a
+ *     locker's fast-path CAS on the record's lock word or its pin. {@code Correct*} must pass; {@code IgnoresLocker*}
+ *     ({@link Bug#DEFLATE_IGNORES_LOCKER}) must fail: a locker whose CAS lands between the deflater's check and its
+ *     writes holds a record that is no longer linked, so its unlock does not find its hold (a negated value), or
+ *     the next locker binds the key again and both are inside at once (a lost write).
+ * </ul>
+ * Not part of the normal jcstress run (the build's regex skips this package): {@code PlantedBugsJcstressTest} runs
+ * them.
  */
 public final class PlantedKeyedMutex {
     private PlantedKeyedMutex() {}
@@ -57,45 +60,66 @@ public final class PlantedKeyedMutex {
         @Override public boolean hasWaiters(Condition condition) { throw new UnsupportedOperationException("no conditions"); }
     }
 
-    /** {@link MutexState} on one key, with residue bit {@link KeyedLockRaces#RESIDUE_BOUND} for a leaked record. */
+    /**
+     * {@link MutexState} on one key, with residue bit {@link KeyedLockRaces#RESIDUE_IN_USE} for a key left in use,
+     * as {@code KeyedLockRaces.OneKey}.
+     */
     public abstract static class KeyState extends MutexState {
         private final PlantedKeyedLock<String> locks;
 
-        KeyState(PlantedKeyedLock<String> locks) {
-            super(new OneKey(locks));
+        KeyState(PlantedKeyedLock<String> locks, boolean bindIdle) {
+            this(new OneKey(locks), locks, bindIdle);
+        }
+
+        private KeyState(OneKey key, PlantedKeyedLock<String> locks, boolean bindIdle) {
+            super(key);
             this.locks = locks;
+            if (bindIdle) {
+                key.lock(); // the key's record stays bound, idle
+                key.unlock();
+            }
+        }
+
+        public int deflate() {
+            return locks.releaseIdleKeys();
         }
 
         @Override
         public void arbitrate(IIII_Result r) {
             super.arbitrate(r);
             if (locks.activeKeys() != 0) {
-                r.r4 |= KeyedLockRaces.RESIDUE_BOUND;
+                r.r4 |= KeyedLockRaces.RESIDUE_IN_USE;
             }
         }
     }
 
+    /** The correct model; the key is not bound when the actors start. */
     @State
     public static class CorrectState extends KeyState {
         public CorrectState() {
-            super(new PlantedKeyedLock<>(Bug.NONE));
+            super(new PlantedKeyedLock<>(Bug.NONE), false);
         }
     }
 
+    /** The correct model; the key's record is bound and idle when the actors start. */
     @State
-    public static class IgnoresPinsState extends KeyState {
-        public IgnoresPinsState() {
-            super(new PlantedKeyedLock<>(Bug.UNBIND_IGNORES_PINS));
+    public static class CorrectIdleState extends KeyState {
+        public CorrectIdleState() {
+            super(new PlantedKeyedLock<>(Bug.NONE), true);
         }
     }
 
-    @Outcome(id = {"1, 2, 2, 0", "2, 1, 2, 0"}, expect = ACCEPTABLE, desc = "One after the other; no record left bound.")
-    @Outcome(expect = FORBIDDEN, desc = "Two holders of one key, a hold lost by its unlock, or a record or lock left behind.")
-    static final class Grading {}
+    /** {@link Bug#DEFLATE_IGNORES_LOCKER}; the key's record is bound and idle when the actors start. */
+    @State
+    public static class IgnoresLockerIdleState extends KeyState {
+        public IgnoresLockerIdleState() {
+            super(new PlantedKeyedLock<>(Bug.DEFLATE_IGNORES_LOCKER), true);
+        }
+    }
 
     @JCStressTest
-    @JCStressMeta(Grading.class)
-    @Description("Planted keyed lock without bug: lock(k) against lock(equal k), each unlocking and unbinding")
+    @JCStressMeta(KeyedLockRaces.NeitherFails.class)
+    @Description("Planted keyed lock without bug: lock(k) against lock(equal k), each binding or finding the record")
     public static class CorrectLockVsLock {
         @Actor public void actor1(CorrectState s, IIII_Result r) { r.r1 = s.viaLock(); }
         @Actor public void actor2(CorrectState s, IIII_Result r) { r.r2 = s.viaLock(); }
@@ -103,11 +127,38 @@ public final class PlantedKeyedMutex {
     }
 
     @JCStressTest
-    @JCStressMeta(Grading.class)
-    @Description("Planted UNBIND_IGNORES_PINS: lock(k) against lock(equal k); the unbind overwrites a racing pin")
-    public static class IgnoresPinsLockVsLock {
-        @Actor public void actor1(IgnoresPinsState s, IIII_Result r) { r.r1 = s.viaLock(); }
-        @Actor public void actor2(IgnoresPinsState s, IIII_Result r) { r.r2 = s.viaLock(); }
-        @Arbiter public void arbiter(IgnoresPinsState s, IIII_Result r) { s.arbitrate(r); }
+    @JCStressMeta(KeyedLockRaces.NeitherFails.class)
+    @Description("Planted keyed lock without bug, key bound and idle: lock(k) against releaseIdleKeys() then lock(equal k)")
+    public static class CorrectLockVsDeflateThenLock {
+        @Actor public void actor1(CorrectIdleState s, IIII_Result r) { r.r1 = s.viaLock(); }
+        @Actor public void actor2(CorrectIdleState s, IIII_Result r) { s.deflate(); r.r2 = s.viaLock(); }
+        @Arbiter public void arbiter(CorrectIdleState s, IIII_Result r) { s.arbitrate(r); }
+    }
+
+    @JCStressTest
+    @JCStressMeta(KeyedLockRaces.NeitherFails.class)
+    @Description("Planted DEFLATE_IGNORES_LOCKER, key bound and idle: lock(k) against releaseIdleKeys() then lock(equal k)")
+    public static class IgnoresLockerLockVsDeflateThenLock {
+        @Actor public void actor1(IgnoresLockerIdleState s, IIII_Result r) { r.r1 = s.viaLock(); }
+        @Actor public void actor2(IgnoresLockerIdleState s, IIII_Result r) { s.deflate(); r.r2 = s.viaLock(); }
+        @Arbiter public void arbiter(IgnoresLockerIdleState s, IIII_Result r) { s.arbitrate(r); }
+    }
+
+    @JCStressTest
+    @JCStressMeta(KeyedLockRaces.TryLockMustSucceed.class)
+    @Description("Planted keyed lock without bug, key bound and idle: tryLock(k) against releaseIdleKeys()")
+    public static class CorrectTryLockVsDeflate {
+        @Actor public void actor1(CorrectIdleState s, IIII_Result r) { r.r1 = s.viaTryLock(); }
+        @Actor public void actor2(CorrectIdleState s, IIII_Result r) { r.r2 = s.deflate(); }
+        @Arbiter public void arbiter(CorrectIdleState s, IIII_Result r) { s.arbitrate(r); }
+    }
+
+    @JCStressTest
+    @JCStressMeta(KeyedLockRaces.TryLockMustSucceed.class)
+    @Description("Planted DEFLATE_IGNORES_LOCKER, key bound and idle: tryLock(k) against releaseIdleKeys()")
+    public static class IgnoresLockerTryLockVsDeflate {
+        @Actor public void actor1(IgnoresLockerIdleState s, IIII_Result r) { r.r1 = s.viaTryLock(); }
+        @Actor public void actor2(IgnoresLockerIdleState s, IIII_Result r) { r.r2 = s.deflate(); }
+        @Arbiter public void arbiter(IgnoresLockerIdleState s, IIII_Result r) { s.arbitrate(r); }
     }
 }

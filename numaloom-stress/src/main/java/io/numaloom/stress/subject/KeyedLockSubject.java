@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@link KeyedLock} seen through {@link KeyedSubject}: every call is forwarded unchanged to the keyed lock's own
- * method, so the scenario exercises its lookup, binding, pinning and unbinding on every operation.
+ * method, so the scenario exercises its lock-free lookup, binding, pinning and deflation on every operation.
  */
 public final class KeyedLockSubject<K> implements KeyedSubject<K> {
     private final KeyedLock<K> locks;
@@ -30,5 +30,6 @@ public final class KeyedLockSubject<K> implements KeyedSubject<K> {
     @Override public boolean isLocked(K key) { return locks.isLocked(key); }
     @Override public boolean hasQueuedThreads(K key) { return locks.getQueueLength(key) > 0; }
     @Override public int activeKeys() { return locks.activeKeys(); }
+    @Override public int releaseIdleKeys() { return locks.releaseIdleKeys(); }
     @Override public String toString() { return locks.toString(); }
 }

@@ -10,22 +10,28 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The Lincheck scenario of a keyed lock: {@link LockedCounter} over {@value #KEYS} keys, each guarding its own
- * sequential counter. Every operation names its key by number ({@code @Param} over 0..1) and locks it through a
- * FRESH, equal key object ({@code new String("k" + key)}), so what makes two calls one lock is {@code equals},
- * and every acquisition finds, binds or pins the key's record while every release may unbind it. Two keys let the
- * interleavings mix "same key" (exclusion, lock against unbind) with "other key" (independence: a hold on one key
- * never blocks or disturbs the other).
+ * sequential counter, and a deflater. Every operation names its key by number ({@code @Param} over 0..1) and locks
+ * it through a FRESH, equal key object ({@code new String("k" + key)}), so what makes two calls one lock is
+ * {@code equals}. A key's record stays bound while the key is idle, so a later acquisition takes the fast path on
+ * it (one CAS on the record's lock word) or pins it in the slow path, while {@link #releaseIdleKeys} deflates
+ * every idle record (two CASes: the lock word, then the pins) and a later acquisition binds the key again. Two keys
+ * let the interleavings mix "same key" (exclusion, lock against deflate) with "other key" (independence: a hold on
+ * one key never blocks or disturbs the other).
  *
  * <ul>
  * <li>{@link #lockAndIncrement} and {@link #lockInterruptiblyAndIncrement} return the value they wrote to the
  *     key's counter: linearizability of these results is mutual exclusion per key plus visibility.
  * <li>{@link #tryLockAndCheck} and {@link #timedTryLockAndCheck} may fail while the other thread holds the key,
  *     which no sequential order expresses; they return nothing and leave the counter alone.
+ * <li>{@link #releaseIdleKeys} races every acquisition and release of the other thread; it returns nothing, since
+ *     what it finds idle depends on where the other thread is.
  * <li>Every critical section checks that nobody else is inside for that key and that the current thread's hold
- *     count on it is 1; a violation throws, and an exception is never a valid result.
+ *     count on it is 1 (so that its record is still the key's bound record); a violation throws, and an exception
+ *     is never a valid result.
  * </ul>
- * After every invocation {@link #keysAreClean()}: no key locked, nobody queued, and no record left bound
- * ({@code activeKeys() == 0}): the last user of each key unbound its record, whatever the interleaving.
+ * After every invocation {@link #keysAreClean()}: no key locked, nobody queued, and nothing left in use
+ * ({@code activeKeys() == 0}: no hold, pin or waiter outlived its call), whatever the interleaving. Idle bound
+ * records may remain: that is the design.
  */
 @Param(name = "key", gen = IntGen.class, conf = "0:1")
 public abstract class KeyedCounters {
@@ -87,6 +93,18 @@ public abstract class KeyedCounters {
         }
     }
 
+    /**
+     * Deflates every idle key now, racing the other thread. The count it returns depends on which keys were in use
+     * at that moment, so it is not a result; a count no lock of {@value #KEYS} keys can give throws.
+     */
+    @Operation
+    public void releaseIdleKeys() {
+        int released = locks.releaseIdleKeys();
+        if (released < 0 || released > KEYS) {
+            throw new IllegalStateException("releaseIdleKeys() released " + released + " keys of " + KEYS + ": " + locks);
+        }
+    }
+
     private int criticalSection(int key) {
         enter(key);
         int value = ++counters[key];
@@ -119,7 +137,7 @@ public abstract class KeyedCounters {
         inside[key] = null;
     }
 
-    /** After every invocation: every key free, nobody queued, no record left bound. */
+    /** After every invocation: every key free, nobody queued, no key left in use (idle bound records may stay). */
     @Validate
     public void keysAreClean() {
         for (int key = 0; key < KEYS; key++) {
@@ -132,7 +150,7 @@ public abstract class KeyedCounters {
         }
         int active = locks.activeKeys();
         if (active != 0) {
-            throw new IllegalStateException(active + " record(s) left bound after every user left: " + locks);
+            throw new IllegalStateException(active + " key(s) left in use after every user left: " + locks);
         }
     }
 }

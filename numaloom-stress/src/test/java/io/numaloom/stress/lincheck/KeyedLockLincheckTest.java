@@ -7,15 +7,24 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Model checking (Lincheck 3.7, platform threads) of {@code KeyedLock} over two keys, each guarding its own
- * counter, with lock, lockInterruptibly, tryLock and timed tryLock in the scenario and a fresh, equal key object
- * per call (see {@link KeyedCounters}): mutual exclusion per key, hold counts, and after every invocation no
- * record left bound. Every lock and unlock goes through the keyed lock's lookup, so the interleavings explored
- * include a locker's pin racing the last user's unbind ({@code pins: p -> p + 1} against {@code 0 -> -1}).
- * {@code PlantedKeyedBugsLincheckTest} shows the same scenario and budget catch an unbind that ignores the pin.
+ * counter, with lock, lockInterruptibly, tryLock, timed tryLock and releaseIdleKeys in the scenario and a fresh,
+ * equal key object per call (see {@link KeyedCounters}): mutual exclusion per key, hold counts, and after every
+ * invocation no key left in use. A key's record stays bound while idle, so the interleavings explored include an
+ * acquisition racing a deflation: the fast path's CAS on the lock word against the deflater's
+ * {@code 0 -> DEFLATED}, a slow-path pin against its {@code pins: 0 -> -1}, a pinned thread taking the word from
+ * {@code DEFLATED}, and a locker that scanned a record which is deflated and bound again before its CAS.
+ * {@code PlantedKeyedBugsLincheckTest} shows the same scenario and budget catch a deflater that ignores a racing
+ * locker.
  *
- * <p>Two placements: the keys' records with {@code KeyedLock}'s default per-node queues (under the two-node
- * virtual topology, the queue comes from the CPU the thread runs on), and with two queues chosen by Lincheck
- * thread, so that a contended key's handoff crosses queues, as in {@code VnaLockLincheckTest}.
+ * <p>Three configurations of that scenario: the keys' records with {@code KeyedLock}'s default per-node queues
+ * (under the two-node virtual topology, the queue comes from the CPU the thread runs on); with two queues chosen
+ * by Lincheck thread, so that a contended key's handoff crosses queues, as in {@code VnaLockLincheckTest}; and
+ * with {@code idleKeys(0)}, where binding one key deflates the other if it is idle, so that deflation also runs
+ * inside the other thread's acquisitions. Then {@link KeyDeflation}, the race alone: one idle key, one thread
+ * acquiring it by every method, the other deflating; every acquisition must succeed and hold the key's bound
+ * record. That one finds, within this budget, the hole of commit c06e0b7's {@code KeyedLock}: a pinned thread took
+ * the lock word from {@code DEFLATED} and unpinned before the deflater's {@code pins: 0 -> -1}, which then
+ * unlinked the record it held (its {@code unlock} threw {@code IllegalMonitorStateException}).
  */
 class KeyedLockLincheckTest {
 
@@ -39,13 +48,37 @@ class KeyedLockLincheckTest {
         }
     }
 
+    /** KeyedLock that keeps no idle key: a bind deflates idle records of other keys (from its clock hand). */
+    public static class NoIdleKeys extends KeyedCounters {
+        public NoIdleKeys() {
+            super(new KeyedLockSubject<>(KeyedLock.builder().idleKeys(0).build()));
+        }
+    }
+
+    /** new KeyedLock(): one key, bound and idle, a locker against a deflater (see {@link KeyDeflation}). */
+    public static class Deflation extends KeyDeflation {
+        public Deflation() {
+            super(new KeyedLockSubject<>(new KeyedLock<>()));
+        }
+    }
+
     @Test
     void keyedLockPerNode() {
-        LincheckRuns.options().check(PerNode.class);
+        LincheckRuns.keyedOptions().check(PerNode.class);
     }
 
     @Test
     void keyedLockWithTwoQueues() {
-        LincheckRuns.options().check(TwoQueues.class);
+        LincheckRuns.keyedOptions().check(TwoQueues.class);
+    }
+
+    @Test
+    void keyedLockWithNoIdleKeys() {
+        LincheckRuns.keyedOptions().check(NoIdleKeys.class);
+    }
+
+    @Test
+    void keyedLockAgainstDeflation() {
+        LincheckRuns.keyedOptions().check(Deflation.class);
     }
 }

@@ -34,6 +34,20 @@ final class LincheckRuns {
     }
 
     /**
+     * Loop iterations after which Lincheck declares a thread hung (its default is 50). {@code KeyedLock}'s
+     * {@code releaseIdleKeys()} visits every bucket of its table, 64 while it holds a few keys, in one loop that
+     * makes progress at each step: the keyed tests allow {@value} iterations.
+     */
+    static final int KEYED_LOOP_BOUND = 200;
+
+    /**
+     * {@link #options()} for the keyed tests, real and planted alike: a loop may run to {@link #KEYED_LOOP_BOUND}.
+     */
+    static ModelCheckingOptions keyedOptions() {
+        return options().loopBound(KEYED_LOOP_BOUND);
+    }
+
+    /**
      * A queue per Lincheck thread: Lincheck names its threads {@code Lincheck-<test>-<index>}; thread 0 (and the
      * main thread, which runs the parts before and after the parallel one) gets queue 0, thread 1 queue 1. The
      * choice must be deterministic so that Lincheck can replay an interleaving.

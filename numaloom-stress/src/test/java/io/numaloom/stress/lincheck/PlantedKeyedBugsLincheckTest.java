@@ -10,9 +10,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Lincheck bites for the keyed lock: the scenario and budget that check {@code KeyedLock} ({@link KeyedCounters},
- * {@link LincheckRuns}) report the bug planted in {@link PlantedKeyedLock}, an unbind that ignores a racing
- * locker's pin, and pass on the same lock without the bug. These tests pass only when Lincheck fails on the
- * broken lock.
+ * {@link LincheckRuns}) report the bug planted in {@link PlantedKeyedLock}, a deflater that checks the record idle
+ * and then deflates it without the two CASes, ignoring a locker that took the record in between, and pass on the
+ * same lock without the bug. These tests pass only when Lincheck fails on the broken lock.
  */
 class PlantedKeyedBugsLincheckTest {
 
@@ -22,32 +22,33 @@ class PlantedKeyedBugsLincheckTest {
         }
     }
 
-    public static class UnbindIgnoresPins extends KeyedCounters {
-        public UnbindIgnoresPins() {
-            super(new PlantedKeyedLock<>(Bug.UNBIND_IGNORES_PINS));
+    public static class DeflateIgnoresLocker extends KeyedCounters {
+        public DeflateIgnoresLocker() {
+            super(new PlantedKeyedLock<>(Bug.DEFLATE_IGNORES_LOCKER));
         }
     }
 
     /** The control: without a bug, the planted keyed lock passes, so the failure below is the bug's doing. */
     @Test
     void correctKeyedLockPasses() {
-        LincheckRuns.options().check(Correct.class);
+        LincheckRuns.keyedOptions().check(Correct.class);
     }
 
     /**
-     * An unbind that overwrites a fresh pin unlinks a record in use: its holder no longer finds its hold, or the
-     * next locker of the key binds a second record and gets in too. Lincheck finds the interleaving.
+     * A deflation that overwrites a fast locker's CAS (or a pin) unlinks a record in use: its holder no longer finds
+     * its hold, or the next locker of the key binds a record again and gets in too. Lincheck finds the interleaving.
      */
     @Test
-    void unbindThatIgnoresPinsIsCaught() {
+    void deflateThatIgnoresALockerIsCaught() {
         LincheckAssertionError e = assertThrows(LincheckAssertionError.class,
-                () -> LincheckRuns.options().check(UnbindIgnoresPins.class));
+                () -> LincheckRuns.keyedOptions().check(DeflateIgnoresLocker.class));
         String report = e.getMessage();
-        System.out.println("Lincheck on UNBIND_IGNORES_PINS:\n" + report);
+        System.out.println("Lincheck on DEFLATE_IGNORES_LOCKER:\n" + report);
         assertTrue(report.contains("two threads in the critical section")
                         || report.contains("inside the critical section of key")
                         || report.contains("does not hold key")
-                        || report.contains("left bound")
+                        || report.contains("left in use")
+                        || report.contains("left locked")
                         || report.contains("Invalid execution results"),
                 "Lincheck failed, but not with a broken key:\n" + report);
     }
