@@ -178,6 +178,8 @@ public final class KeyedLock<K> {
     private final byte mode;
     private final QueuePlacement placement;
     private final int idleKeys;
+    /** Whether the {@link Deflater} thread releases this lock's idle keys. */
+    private final boolean backgroundRelease;
     private volatile Table table;
     private int resizing; // RESIZING: 1 while a thread resizes
     /** Records linked in the table. Accessed through {@link #BOUND}. */
@@ -191,13 +193,14 @@ public final class KeyedLock<K> {
      * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
      */
     public KeyedLock() {
-        this(VnaLock.PER_NODE, null, DEFAULT_IDLE_KEYS);
+        this(VnaLock.PER_NODE, null, DEFAULT_IDLE_KEYS, true);
     }
 
-    private KeyedLock(byte mode, QueuePlacement placement, int idleKeys) {
+    private KeyedLock(byte mode, QueuePlacement placement, int idleKeys, boolean backgroundRelease) {
         this.mode = mode;
         this.placement = placement;
         this.idleKeys = idleKeys;
+        this.backgroundRelease = backgroundRelease;
         this.table = new Table(MIN_BUCKETS);
         if (mode != VnaLock.CUSTOM) {
             Topology.current(); // resolves the topology now: a bad spec fails here, never inside lock(key)
@@ -206,12 +209,12 @@ public final class KeyedLock<K> {
 
     /** A keyed lock whose keys wait in one queue per socket, as {@link VnaLock#perSocket()}. */
     public static <K> KeyedLock<K> perSocket() {
-        return new KeyedLock<>(VnaLock.PER_SOCKET, null, DEFAULT_IDLE_KEYS);
+        return new KeyedLock<>(VnaLock.PER_SOCKET, null, DEFAULT_IDLE_KEYS, true);
     }
 
     /** A keyed lock whose keys wait in the queues {@code placement} chooses, as {@link VnaLock#withPlacement}. */
     public static <K> KeyedLock<K> withPlacement(QueuePlacement placement) {
-        return new KeyedLock<>(VnaLock.CUSTOM, VnaLock.checkPlacement(placement), DEFAULT_IDLE_KEYS);
+        return new KeyedLock<>(VnaLock.CUSTOM, VnaLock.checkPlacement(placement), DEFAULT_IDLE_KEYS, true);
     }
 
     /**
@@ -227,8 +230,21 @@ public final class KeyedLock<K> {
         private byte mode = VnaLock.PER_NODE;
         private QueuePlacement placement;
         private int idleKeys = DEFAULT_IDLE_KEYS;
+        private boolean backgroundRelease = true;
 
         private Builder() {}
+
+        /**
+         * Whether the JVM's background deflater thread releases this lock's idle keys about once
+         * every {@link KeyedLock#IDLE_SWEEP_MILLIS} ms (default true). Off, idle keys stay bound,
+         * within {@link #idleKeys(int)}, until {@link KeyedLock#releaseIdleKeys()} or a bind over the
+         * budget takes them: for a model checker that must see every thread, or code that releases
+         * them itself.
+         */
+        public Builder releaseIdleKeysInBackground(boolean on) {
+            this.backgroundRelease = on;
+            return this;
+        }
 
         /** Keys wait in one queue per socket, as {@link VnaLock#perSocket()} (default: per NUMA node). */
         public Builder perSocket() {
@@ -269,7 +285,7 @@ public final class KeyedLock<K> {
          * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
          */
         public <K> KeyedLock<K> build() {
-            return new KeyedLock<>(mode, placement, idleKeys);
+            return new KeyedLock<>(mode, placement, idleKeys, backgroundRelease);
         }
     }
 
@@ -703,7 +719,7 @@ public final class KeyedLock<K> {
             t.unlock(i);
         }
         int n = (int) BOUND.getAndAdd(this, 1) + 1;
-        if (n == 1) {
+        if (n == 1 && backgroundRelease) {
             Deflater.watch(this);
         }
         if (n > idleKeys) {

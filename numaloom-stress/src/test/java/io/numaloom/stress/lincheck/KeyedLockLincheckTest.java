@@ -34,31 +34,31 @@ class KeyedLockLincheckTest {
         @Override public int currentQueue() { return LincheckRuns.queueOfCurrentThread(); }
     };
 
-    /** new KeyedLock() under the two-node virtual topology. */
+    /** KeyedLock with its defaults (without the background deflater, which Lincheck would not see) under the two-node virtual topology. */
     public static class PerNode extends KeyedCounters {
         public PerNode() {
-            super(new KeyedLockSubject<>(new KeyedLock<>()));
+            super(new KeyedLockSubject<>(KeyedLock.builder().releaseIdleKeysInBackground(false).build()));
         }
     }
 
     /** KeyedLock with two queues per key, Lincheck thread i in queue i. */
     public static class TwoQueues extends KeyedCounters {
         public TwoQueues() {
-            super(new KeyedLockSubject<>(KeyedLock.withPlacement(TWO_QUEUES)));
+            super(new KeyedLockSubject<>(KeyedLock.builder().placement(TWO_QUEUES).releaseIdleKeysInBackground(false).build()));
         }
     }
 
     /** KeyedLock that keeps no idle key: a bind deflates idle records of other keys (from its clock hand). */
     public static class NoIdleKeys extends KeyedCounters {
         public NoIdleKeys() {
-            super(new KeyedLockSubject<>(KeyedLock.builder().idleKeys(0).build()));
+            super(new KeyedLockSubject<>(KeyedLock.builder().idleKeys(0).releaseIdleKeysInBackground(false).build()));
         }
     }
 
     /** new KeyedLock(): one key, bound and idle, a locker against a deflater (see {@link KeyDeflation}). */
     public static class Deflation extends KeyDeflation {
         public Deflation() {
-            super(new KeyedLockSubject<>(new KeyedLock<>()));
+            super(new KeyedLockSubject<>(KeyedLock.builder().releaseIdleKeysInBackground(false).build()));
         }
     }
 
