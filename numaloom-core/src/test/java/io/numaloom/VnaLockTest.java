@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -370,6 +371,13 @@ class VnaLockTest {
                 Thread t = Thread.ofVirtual().unstarted(() -> {
                     ThreadLocalRandom rnd = ThreadLocalRandom.current();
                     for (int j = 0; j < STORM_ITERATIONS || goOn.getAsBoolean(); j++) {
+                        if (j >= STORM_ITERATIONS) {
+                            // Going on for the cancellations: park briefly, which frees the carrier for the others.
+                            // On one carrier, a worker that yields with nothing in the carrier's own queue is
+                            // resubmitted to the carrier's submission queue, which the carrier may keep serving,
+                            // while the threads that an interrupt or a timeout woke wait in other queues.
+                            LockSupport.parkNanos(20_000);
+                        }
                         boolean got;
                         int timeoutMicros = rnd.nextInt(0, 50);
                         boolean interruptedBefore = Thread.currentThread().isInterrupted();
