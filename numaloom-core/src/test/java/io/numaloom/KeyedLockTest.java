@@ -555,21 +555,7 @@ class KeyedLockTest {
         for (int i = 0; i < keys.length; i++) {
             keys[i] = 1_000 + i; // outside the Integer cache, boxed once
         }
-        VnaLockFootprintTest.AllocationProbe probe = new VnaLockFootprintTest.AllocationProbe();
-        cycle(locks, keys, 200_000);
-        long minEmpty = Long.MAX_VALUE;
-        long minWork = Long.MAX_VALUE;
-        StringBuilder windows = new StringBuilder();
-        for (int w = 0; w < 8; w++) {
-            long a = probe.allocatedBytes();
-            long b = probe.allocatedBytes();
-            cycle(locks, keys, 200_000);
-            long c = probe.allocatedBytes();
-            minEmpty = Math.min(minEmpty, b - a);
-            minWork = Math.min(minWork, c - b);
-            windows.append(c - b).append(' ');
-        }
-        assertTrue(minWork <= minEmpty, "every window of 200k lock(k)/unlock(k) allocated: " + windows + "bytes");
+        assertWindowsAllocateNothing(locks, keys, 200_000, "200k lock(k)/unlock(k)");
         assertEquals(0, locks.activeKeys());
     }
 
@@ -585,22 +571,31 @@ class KeyedLockTest {
         for (int i = 0; i < keys.length; i++) {
             keys[i] = 1_000_000 + i;
         }
+        assertWindowsAllocateNothing(locks, keys, keys.length, "65,536 new keys");
+        assertTrue(locks.boundKeys() <= 65, locks.boundKeys() + " keys bound over a budget of 64");
+    }
+
+    /**
+     * Same method as {@link VnaLockFootprintTest}: after a warm-up cycle, the least any of 8 windows of {@code n}
+     * lock/unlock pairs allocated, against the least the probe alone allocated.
+     */
+    private static void assertWindowsAllocateNothing(KeyedLock<Integer> locks, Integer[] keys, int n, String what)
+            throws ReflectiveOperationException {
         VnaLockFootprintTest.AllocationProbe probe = new VnaLockFootprintTest.AllocationProbe();
-        cycle(locks, keys, keys.length);
+        cycle(locks, keys, n);
         long minEmpty = Long.MAX_VALUE;
         long minWork = Long.MAX_VALUE;
         StringBuilder windows = new StringBuilder();
         for (int w = 0; w < 8; w++) {
             long a = probe.allocatedBytes();
             long b = probe.allocatedBytes();
-            cycle(locks, keys, keys.length);
+            cycle(locks, keys, n);
             long c = probe.allocatedBytes();
             minEmpty = Math.min(minEmpty, b - a);
             minWork = Math.min(minWork, c - b);
             windows.append(c - b).append(' ');
         }
-        assertTrue(minWork <= minEmpty, "every window of 65,536 new keys allocated: " + windows + "bytes");
-        assertTrue(locks.boundKeys() <= 65, locks.boundKeys() + " keys bound over a budget of 64");
+        assertTrue(minWork <= minEmpty, "every window of " + what + " allocated: " + windows + "bytes");
     }
 
     private static void cycle(KeyedLock<Integer> locks, Integer[] keys, int n) {

@@ -62,34 +62,7 @@ class VnaLockTryLockTest {
     @Test
     void aReservationWhoseHeirDoesNotRunLapsesForTryLock() throws Exception {
         VnaLock lock = VnaLock.withPlacement(1, () -> 0);
-        CountDownLatch heirStuck = new CountDownLatch(1);
-        CountDownLatch tryLockWon = new CountDownLatch(1);
-        AtomicBoolean heirAcquired = new AtomicBoolean();
-        lock.lock();
-        Thread heir = Thread.ofPlatform().unstarted(() -> {
-            lock.lock();
-            heirAcquired.set(true);
-            lock.unlock();
-        });
-        VnaLock.Seams.installed = new VnaLock.Seams() {
-            @Override
-            void heirReadFree() {
-                if (Thread.currentThread() != heir || heirStuck.getCount() == 0
-                        || (int) VnaLock.STATE.getVolatile(lock) != VnaLock.RESERVED) {
-                    return;
-                }
-                heirStuck.countDown();
-                try {
-                    tryLockWon.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
-            }
-        };
-        heir.start();
-        VnaLockTest.awaitCondition(() -> ReservedLockScenario.reserved(lock), "the heir to reserve the lock");
-        lock.unlock();
-        assertTrue(heirStuck.await(30, TimeUnit.SECONDS), "the heir never read the reserved lock free");
+        HeldHeir held = HeldHeir.releaseTo(lock);
         long start = System.nanoTime();
         long failures = 0;
         while (!lock.tryLock()) {
@@ -100,17 +73,17 @@ class VnaLockTryLockTest {
         }
         long refusedNanos = System.nanoTime() - start;
         System.out.printf("a lapsed reservation: tryLock() failed %d times over %.3f ms%n", failures, refusedNanos / 1e6);
-        assertFalse(heirAcquired.get(), "the heir got the lock while held by the seam");
+        assertFalse(held.acquired.get(), "the heir got the lock while held by the seam");
         assertTrue(lock.isHeldByCurrentThread());
-        tryLockWon.countDown();
+        held.letGo();
         // The heir's CAS from RESERVED now fails; it is still overdue, reserves again and waits.
         VnaLockTest.awaitCondition(() -> ReservedLockScenario.reserved(lock), "the heir to reserve again");
         assertTrue(lock.tryLock(), "re-entry");
         assertEquals(2, lock.getHoldCount());
         lock.unlock();
         lock.unlock();
-        heir.join(TimeUnit.SECONDS.toMillis(30));
-        assertTrue(heirAcquired.get(), "the heir did not get the lock at the next release");
+        held.heir.join(TimeUnit.SECONDS.toMillis(30));
+        assertTrue(held.acquired.get(), "the heir did not get the lock at the next release");
         assertFalse(lock.isLocked());
     }
 
@@ -123,33 +96,8 @@ class VnaLockTryLockTest {
     @Test
     void tryLockLeavesAFreshReservationToTheHeir() throws Exception {
         VnaLock lock = VnaLock.withPlacement(1, () -> 0);
-        CountDownLatch heirStuck = new CountDownLatch(1);
-        CountDownLatch checked = new CountDownLatch(1);
         AtomicLong refusals = new AtomicLong();
-        lock.lock();
-        Thread heir = Thread.ofPlatform().unstarted(() -> {
-            lock.lock();
-            lock.unlock();
-        });
-        VnaLock.Seams.installed = new VnaLock.Seams() {
-            @Override
-            void heirReadFree() {
-                if (Thread.currentThread() != heir || heirStuck.getCount() == 0
-                        || (int) VnaLock.STATE.getVolatile(lock) != VnaLock.RESERVED) {
-                    return;
-                }
-                heirStuck.countDown();
-                try {
-                    checked.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
-            }
-        };
-        heir.start();
-        VnaLockTest.awaitCondition(() -> ReservedLockScenario.reserved(lock), "the heir to reserve the lock");
-        lock.unlock();
-        assertTrue(heirStuck.await(30, TimeUnit.SECONDS), "the heir never read the reserved lock free");
+        HeldHeir held = HeldHeir.releaseTo(lock);
         Thread other = Thread.ofPlatform().start(() -> {
             if (!lock.tryLock()) {
                 refusals.incrementAndGet();
@@ -160,9 +108,59 @@ class VnaLockTryLockTest {
         other.join();
         assertEquals(1, refusals.get(), "the first tryLock() took a fresh reservation from its heir");
         assertEquals(VnaLock.RESERVED, (int) VnaLock.STATE.getVolatile(lock));
-        checked.countDown();
-        heir.join(TimeUnit.SECONDS.toMillis(30));
-        assertFalse(heir.isAlive());
+        held.letGo();
+        held.heir.join(TimeUnit.SECONDS.toMillis(30));
+        assertTrue(held.acquired.get(), "the heir did not take its reservation");
         assertFalse(lock.isLocked());
+    }
+
+    /**
+     * A platform heir that cannot run at the moment it matters: the current thread holds {@code lock}; the heir
+     * queues behind it and reserves; the current thread releases; the seam then holds the heir between its read
+     * of the free reserved lock and its CAS until {@link #letGo()}, as a descheduled thread would stay there.
+     */
+    private static final class HeldHeir {
+        final AtomicBoolean acquired = new AtomicBoolean();
+        final CountDownLatch stuck = new CountDownLatch(1);
+        final CountDownLatch go = new CountDownLatch(1);
+        final Thread heir;
+
+        private HeldHeir(VnaLock lock) {
+            heir = Thread.ofPlatform().unstarted(() -> {
+                lock.lock();
+                acquired.set(true);
+                lock.unlock();
+            });
+            VnaLock.Seams.installed = new VnaLock.Seams() {
+                @Override
+                void heirReadFree() {
+                    if (Thread.currentThread() != heir || stuck.getCount() == 0
+                            || (int) VnaLock.STATE.getVolatile(lock) != VnaLock.RESERVED) {
+                        return;
+                    }
+                    stuck.countDown();
+                    try {
+                        go.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    }
+                }
+            };
+        }
+
+        /** Locks {@code lock}, lets the heir queue and reserve, releases, and returns once the seam holds it. */
+        static HeldHeir releaseTo(VnaLock lock) throws InterruptedException {
+            lock.lock();
+            HeldHeir h = new HeldHeir(lock);
+            h.heir.start();
+            VnaLockTest.awaitCondition(() -> ReservedLockScenario.reserved(lock), "the heir to reserve the lock");
+            lock.unlock();
+            assertTrue(h.stuck.await(30, TimeUnit.SECONDS), "the heir never read the reserved lock free");
+            return h;
+        }
+
+        void letGo() {
+            go.countDown();
+        }
     }
 }
