@@ -298,7 +298,7 @@ public final class KeyedLock<K> {
      */
     public void lock(K key) {
         int h = spread(key.hashCode());
-        if (lockBound(key, h) == null) {
+        if (lockBound(key, h, true) == null) {
             lockPinned(key, h);
         }
     }
@@ -309,7 +309,7 @@ public final class KeyedLock<K> {
             throw new InterruptedException();
         }
         int h = spread(key.hashCode());
-        if (lockBound(key, h) != null) {
+        if (lockBound(key, h, false) != null) {
             return;
         }
         Record r = pin(key, h);
@@ -325,7 +325,7 @@ public final class KeyedLock<K> {
     /** Acquires the lock of {@code key} if it is free or already held by the current thread. */
     public boolean tryLock(K key) {
         int h = spread(key.hashCode());
-        if (lockBound(key, h) != null) {
+        if (lockBound(key, h, false) != null) {
             return true;
         }
         Record r = pin(key, h);
@@ -343,7 +343,7 @@ public final class KeyedLock<K> {
             throw new InterruptedException();
         }
         int h = spread(key.hashCode());
-        if (lockBound(key, h) != null) {
+        if (lockBound(key, h, false) != null) {
             return true;
         }
         Record r = pin(key, h);
@@ -375,7 +375,7 @@ public final class KeyedLock<K> {
     public <T> T withLock(K key, Supplier<? extends T> action) {
         Objects.requireNonNull(action, "action");
         int h = spread(key.hashCode());
-        Record r = lockBound(key, h);
+        Record r = lockBound(key, h, true);
         if (r == null) {
             r = lockPinned(key, h);
         }
@@ -581,19 +581,19 @@ public final class KeyedLock<K> {
 
     /**
      * The fast path of every acquisition: finds the record bound to {@code key} without a lock and
-     * takes its free lock with one CAS (after VnaLock's newcomer spin, about a microsecond, if the
-     * lock is held and nobody is queued). The binding read before the CAS is read again after it: a
+     * takes its free lock with one CAS (with {@code spin}, after VnaLock's newcomer spin, about a
+     * microsecond, if the lock is held and nobody is queued; {@code tryLock(key)} does not spin). The binding read before the CAS is read again after it: a
      * record that was deflated and rebound in between is released again (it is no longer this
      * key's). False when the record is missing, the lock is not free, or the CAS lost a race; the
      * pinned path then decides. Returns the record it locked, or null.
      */
-    private Record lockBound(Object key, int h) {
+    private Record lockBound(Object key, int h, boolean spin) {
         Table t = table;
         Record r = t.head(t.index(h));
         for (int hops = 0; r != null && hops < MAX_HOPS; hops++, r = r.next()) {
             Object k = r.key;
             if (r.hash == h && k != null && (k == key || key.equals(k))) {
-                if (!r.tryLockBriefly()) { // RACE: lock against deflate, decided on the lock word
+                if (!(spin ? r.tryLockBriefly() : r.tryLockUnqueued())) { // RACE: lock against deflate, on the lock word
                     return null;
                 }
                 if (r.key == k && r.home == this) {

@@ -569,6 +569,15 @@ public class VnaLock extends ConditionLock implements Lock {
         return STATE.compareAndSet(this, 0, LOCKED);
     }
 
+    /** {@link KeyedLock}'s fast path without a spin ({@code tryLock(key)}): the fast path of {@link #lock()} alone. */
+    final boolean tryLockUnqueued() {
+        if (tryAcquireFree()) {
+            owner = Thread.currentThread();
+            return true;
+        }
+        return false;
+    }
+
     /**
      * {@link KeyedLock}'s fast path: the fast path of {@link #lock()}, then, while nobody is queued,
      * its newcomer's spin ({@link #NEWCOMER_SPINS} polls): a short critical section ends within it,
