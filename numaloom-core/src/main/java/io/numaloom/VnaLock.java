@@ -656,11 +656,6 @@ public class VnaLock extends ConditionLock implements Lock {
         STATE.setVolatile(this, 0);
     }
 
-    /** Whether the lock word is {@link #DEFLATED}. */
-    final boolean deflated() {
-        return (int) STATE.getVolatile(this) == DEFLATED;
-    }
-
     /**
      * The heir's acquisition: also takes a reserved lock, and clears the reservation. Notes in
      * {@code q.sawFree} that it read the lock free, even if a barger then took it first.
