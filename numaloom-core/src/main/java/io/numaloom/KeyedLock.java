@@ -148,7 +148,7 @@ public final class KeyedLock<K> {
     static final int MAX_HOPS = 8;
     /** A binder that finds a chain this long doubles the table. */
     static final int GROW_CHAIN = 8;
-    /** Empty buckets an unbinder checks before it halves a grown table. */
+    /** Empty buckets a deflater checks before it halves a grown table. */
     static final int SHRINK_SAMPLE = 32;
     static final int MIN_BUCKETS = 64;
     static final int MAX_BUCKETS = 1 << 24;
@@ -564,7 +564,7 @@ public final class KeyedLock<K> {
     /**
      * The bytes of the table and of every bound record, each object's shallow size given by {@code sizeOf}
      * (tests measure the lock's own memory per held key with JOL); meaningful only while no thread binds or
-     * unbinds.
+     * deflates.
      */
     long ownBytes(java.util.function.ToLongFunction<Object> sizeOf) {
         Table t = table;
@@ -907,7 +907,7 @@ public final class KeyedLock<K> {
      */
     private void resize(Table t, boolean grow) {
         if (!RESIZING.compareAndSet(this, 0, 1)) {
-            return; // somebody else is resizing; a later binder or unbinder will check again
+            return; // somebody else is resizing; a later binder or deflater will check again
         }
         try {
             if (table != t) {
@@ -1094,7 +1094,7 @@ public final class KeyedLock<K> {
     /**
      * A key's lock: a {@link VnaLock} with a binding. The binding fields are written by the
      * binder under the bucket lock before its volatile write of {@code pins}, and cleared by the
-     * unbinder after its CAS of {@code pins} to -1.
+     * deflater after its CAS of {@code pins} to -1.
      */
     static final class Record extends VnaLock {
         private static final java.util.concurrent.atomic.AtomicLong IDS = new java.util.concurrent.atomic.AtomicLong();
@@ -1180,7 +1180,7 @@ public final class KeyedLock<K> {
             return home == lock && mine != null && (mine == k || k.equals(mine));
         }
 
-        /** A pin on a record that may be unbinding: fails if it is. */
+        /** A pin on a record that may be being deflated: fails once its pins are -1. */
         boolean tryPin() {
             for (int p; (p = (int) PINS.getVolatile(this)) >= 0; ) {
                 if (PINS.compareAndSet(this, p, p + 1)) {
@@ -1190,7 +1190,7 @@ public final class KeyedLock<K> {
             return false;
         }
 
-        /** A pin under the bucket lock, where a linked record cannot be unbinding. */
+        /** A pin under the bucket lock, where a linked record cannot have been deflated. */
         void pinBound() {
             if (!tryPin()) {
                 throw new IllegalStateException("a linked record was unbound: " + this);
