@@ -41,7 +41,8 @@ class ShippedConfigsTest {
     /**
      * The default run leads with short critical sections (issue: VnaLock must beat ReentrantLock
      * where real code spends its locking time) on platform and virtual threads, with the JDK's locks
-     * and the best baseline beside VnaLock and unfair ReentrantLock as the summary's reference.
+     * and the best baseline beside VnaLock and unfair ReentrantLock as the summary's reference; then
+     * a short version of the application-shaped run (issue 28) on virtual threads, with synchronized.
      */
     @Test
     void theBuiltInDefaultIsTheShippedDefaultAndComparesVnaWithTheJdkLocks() throws Exception {
@@ -49,13 +50,17 @@ class ShippedConfigsTest {
         BenchConfig config = BenchConfig.builtInDefault();
         List<String> ids = config.activeBenches().stream().map(BenchDefinition::id).toList();
         assertEquals(List.of("short-cs-platform", "short-cs-virtual", "randbash-platform", "randbash-virtual",
-                "high-contention", "low-contention"), ids);
+                "queue-virtual", "cache-virtual", "server-load-75", "high-contention", "low-contention"), ids);
         for (BenchDefinition b : config.activeBenches()) {
             assertTrue(b.locks().containsAll(List.of("VNA", "UNFAIR_REENTRANT")), b.id() + ": " + b.locks());
             if (b.id().startsWith("short-cs") || b.id().startsWith("randbash")) {
                 assertTrue(b.locks().containsAll(List.of("SYNCHRONIZED", "SHFL")), b.id() + ": " + b.locks());
                 assertEquals(List.of(1, 2, 8, 32), b.threads());
                 assertEquals(b.id().endsWith("platform") ? "platform" : "virtual", b.threadType());
+            }
+            if (List.of("queue", "cache", "server").contains(b.kind().jsonName())) {
+                assertTrue(b.locks().contains("SYNCHRONIZED"), b.id() + ": " + b.locks());
+                assertEquals("virtual", b.threadType());
             }
         }
         BenchDefinition shortCs = config.activeBenches().getFirst();

@@ -254,7 +254,7 @@ final class BenchCommand {
 
                 Options:
                   --config FILE  a JSON configuration (see configs/); default: the built-in one
-                                 (configs/default.json, about 2 minutes on 2 cores)
+                                 (configs/default.json, about 3 minutes on 2 cores)
                   --quick        one fork, 1 warm-up + 2 measured rounds, a tenth of the work: a first look
                   --out DIR      the results directory
                   --resume       continue a run that was cut short: points with a result in DIR are skipped

@@ -76,9 +76,9 @@ public final class Main {
                 Commands:
                   bench [--config FILE] [--quick] [--out DIR] [--resume] [--dry-run]
                                  run the benchmarks of a configuration (without --config, the built-in
-                                 default: short critical sections and the thesis's high and low
-                                 contention, VNA against ReentrantLock, synchronized and SHFL, about
-                                 2 minutes on 2 cores) into DIR (default results/<timestamp>/):
+                                 default: short critical sections, a queue, a cache and a server,
+                                 and the thesis's high and low contention, VNA against ReentrantLock,
+                                 synchronized and SHFL, about 3 minutes on 2 cores) into DIR (default results/<timestamp>/):
                                  results.csv, results.json, summary.csv, a PNG and SVG plot per bench,
                                  index.html; at the end, who won
                   topology [--topology SPEC]
