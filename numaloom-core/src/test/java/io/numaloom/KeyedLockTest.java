@@ -559,6 +559,25 @@ class KeyedLockTest {
         assertEquals(0, locks.activeKeys());
     }
 
+    /** runWithLock runs the caller's action as it is: no wrapper per call (it wrapped it in a lambda once). */
+    @Test
+    void runWithLockAllocatesNothing() throws Exception {
+        KeyedLock<Integer> locks = new KeyedLock<>();
+        Integer[] keys = new Integer[64];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = 1_000 + i;
+        }
+        int[] runs = new int[1];
+        Runnable section = () -> runs[0]++;
+        assertWindowsAllocateNothing("200k runWithLock(k, section)", () -> {
+            for (int i = 0; i < 200_000; i++) {
+                locks.runWithLock(keys[i & (keys.length - 1)], section);
+            }
+        });
+        assertEquals(9 * 200_000, runs[0]);
+        assertEquals(0, locks.activeKeys());
+    }
+
     /**
      * A stream of ever new keys over a budget of 64 idle keys: each bind deflates one idle record, which the
      * thread keeps as the spare for its next bind, so the steady state allocates no record (36 B per pair when
@@ -581,15 +600,20 @@ class KeyedLockTest {
      */
     private static void assertWindowsAllocateNothing(KeyedLock<Integer> locks, Integer[] keys, int n, String what)
             throws ReflectiveOperationException {
+        assertWindowsAllocateNothing(what, () -> cycle(locks, keys, n));
+    }
+
+    private static void assertWindowsAllocateNothing(String what, Runnable cycle)
+            throws ReflectiveOperationException {
         VnaLockFootprintTest.AllocationProbe probe = new VnaLockFootprintTest.AllocationProbe();
-        cycle(locks, keys, n);
+        cycle.run();
         long minEmpty = Long.MAX_VALUE;
         long minWork = Long.MAX_VALUE;
         StringBuilder windows = new StringBuilder();
         for (int w = 0; w < 8; w++) {
             long a = probe.allocatedBytes();
             long b = probe.allocatedBytes();
-            cycle(locks, keys, n);
+            cycle.run();
             long c = probe.allocatedBytes();
             minEmpty = Math.min(minEmpty, b - a);
             minWork = Math.min(minWork, c - b);

@@ -19,7 +19,7 @@ import java.util.function.IntFunction;
  * <ul>
  * <li>{@value #KEYED_LOCK}: {@code KeyedLock}, a lock per key by {@code equals}, bound on demand; up to 1024 idle
  *     keys stay bound (a lookup and one CAS to lock them again), the rest are released, and every idle key within
- *     about a second.</li>
+ *     about a second. A section runs under {@code runWithLock(key, section)}, one lookup, as the other schemes get their lock once.</li>
  * <li>{@code GUAVA_STRIPED}: Guava's {@code Striped.lock(stripes)}, {@code stripes} eager {@code ReentrantLock}s;
  *     keys that hash to one stripe share its lock (false contention, and deadlock for a thread that holds two
  *     colliding keys while another takes them in the other order).</li>
@@ -102,12 +102,7 @@ public final class KeyedSchemes {
 
         @Override
         public void runExclusively(String key, Runnable section) {
-            locks.lock(key);
-            try {
-                section.run();
-            } finally {
-                locks.unlock(key);
-            }
+            locks.runWithLock(key, section); // one lookup, as the other schemes' get-then-lock
         }
 
         @Override
