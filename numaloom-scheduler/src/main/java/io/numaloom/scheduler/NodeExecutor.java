@@ -2,6 +2,7 @@ package io.numaloom.scheduler;
 
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 
 /**
@@ -24,13 +25,18 @@ final class NodeExecutor implements Executor {
     final NumaScheduler scheduler;
     final int node;
     final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
-    /** Set once, before any task can be submitted. */
-    Carrier[] carriers;
+    final Carrier[] carriers;
     volatile boolean terminated;
 
-    NodeExecutor(NumaScheduler scheduler, int node) {
+    /** Creates the node's {@code carrierCount} carriers, pinned to {@code cpus}, unstarted. */
+    NodeExecutor(NumaScheduler scheduler, int node, int carrierCount, int[] cpus, long stealNanos, CountDownLatch started) {
         this.scheduler = scheduler;
         this.node = node;
+        Carrier[] carriers = new Carrier[carrierCount];
+        for (int i = 0; i < carrierCount; i++) {
+            carriers[i] = new Carrier(this, i, cpus, stealNanos, started);
+        }
+        this.carriers = carriers;
     }
 
     @Override

@@ -106,7 +106,7 @@ public final class NumaScheduler implements AutoCloseable {
         this.name = b.name != null ? b.name : "numa-scheduler-" + SEQUENCE.incrementAndGet();
         int count = topology.nodeCount();
         int[] allowed = CarrierAffinity.allowed();
-        long stealNanos = b.stealAfter == null ? -1 : Math.max(1, b.stealAfter.toNanos());
+        long stealNanos = b.stealAfter == null ? -1 : nanos(b.stealAfter);
         this.nodes = new NodeExecutor[count];
         this.nodeFactories = new ThreadFactory[count];
         int[][] cpusOfNode = new int[count][];
@@ -120,13 +120,8 @@ public final class NumaScheduler implements AutoCloseable {
         List<Carrier> all = new ArrayList<>(total);
         CountDownLatch started = new CountDownLatch(total);
         for (int node = 0; node < count; node++) {
-            NodeExecutor executor = new NodeExecutor(this, node);
-            Carrier[] carriers = new Carrier[carriersOfNode[node]];
-            for (int i = 0; i < carriers.length; i++) {
-                carriers[i] = new Carrier(executor, i, cpusOfNode[node], stealNanos, started);
-                all.add(carriers[i]);
-            }
-            executor.carriers = carriers;
+            NodeExecutor executor = new NodeExecutor(this, node, carriersOfNode[node], cpusOfNode[node], stealNanos, started);
+            all.addAll(Arrays.asList(executor.carriers));
             nodes[node] = executor;
             ThreadFactory factory = JdkAccess.builder(executor).name(name + "-node" + node + "-", 0).factory();
             nodeFactories[node] = task -> {
@@ -150,6 +145,15 @@ public final class NumaScheduler implements AutoCloseable {
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** {@code d} in nanoseconds, at least 1, saturated at {@code Long.MAX_VALUE}. */
+    private static long nanos(Duration d) {
+        try {
+            return Math.max(1, d.toNanos());
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
         }
     }
 
@@ -207,12 +211,12 @@ public final class NumaScheduler implements AutoCloseable {
          * nodes. Off by default: a virtual thread then never runs off its home node. While stealing is on, an idle
          * carrier wakes every {@code idle} to look.
          *
-         * @throws IllegalArgumentException if {@code idle} is negative
+         * @throws IllegalArgumentException if {@code idle} is not positive
          */
         public Builder crossNodeStealing(Duration idle) {
             Objects.requireNonNull(idle, "idle");
-            if (idle.isNegative()) {
-                throw new IllegalArgumentException("the idle time before stealing must not be negative: " + idle);
+            if (idle.isNegative() || idle.isZero()) {
+                throw new IllegalArgumentException("the idle time before stealing must be positive: " + idle);
             }
             this.stealAfter = idle;
             return this;
