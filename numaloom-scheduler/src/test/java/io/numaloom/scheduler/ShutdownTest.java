@@ -223,43 +223,40 @@ class ShutdownTest {
     }
 
     /**
-     * With stealing on, node 1's idle carrier runs a mount queued on node 0 while node 0's only carrier is held by
-     * a thread that never yields (a stand-in for a carrier blocked in file I/O); the stolen thread's next mount is
-     * at home again. Without stealing that thread could not run until the spinner gave up its carrier.
+     * With stealing on, a thread homed on node 0 runs on node 1's idle carrier while node 0's only carrier is held
+     * by a thread that never yields (a stand-in for a carrier blocked in file I/O). Two threads homed on node 0: a
+     * spinner that holds whichever carrier runs it until the other thread has run, and that other thread. With one
+     * carrier per node they can only both run on different carriers, so exactly one of them ran on node 1's
+     * (which one depends on which carrier found the spinner first, the home one or the idle thief). Without stealing
+     * the second could not run until the spinner gave up, and the spinner would hit its deadline.
      */
     @Test
     void crossNodeStealingRescuesABusyNode() throws InterruptedException {
         try (NumaScheduler scheduler = NumaScheduler.builder().carriersPerNode(1)
                 .crossNodeStealing(Duration.ofMillis(1)).build()) {
-            AtomicBoolean spinning = new AtomicBoolean();
+            AtomicInteger spinnerOn = new AtomicInteger(-2);
             AtomicBoolean released = new AtomicBoolean();
-            AtomicInteger stolenOn = new AtomicInteger(-2);
-            AtomicInteger homeAgainOn = new AtomicInteger(-2);
+            AtomicInteger otherOn = new AtomicInteger(-2);
             Thread spinner = scheduler.threadFactory(0).newThread(() -> {
-                spinning.set(true);
+                spinnerOn.set(NumaScheduler.currentCarrierNode());
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(Steps.DEADLINE_SECONDS);
                 while (!released.get() && System.nanoTime() < deadline) {
                     Thread.onSpinWait();
                 }
             });
             spinner.start();
-            await(spinning::get, "the spinner holds node 0's carrier");
-            Thread stolen = scheduler.threadFactory(0).newThread(() -> {
-                stolenOn.set(NumaScheduler.currentCarrierNode());
+            await(() -> spinnerOn.get() != -2, "the spinner holds a carrier");
+            Thread other = scheduler.threadFactory(0).newThread(() -> {
+                otherOn.set(NumaScheduler.currentCarrierNode());
                 released.set(true);
-                try {
-                    Thread.sleep(1);
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
-                homeAgainOn.set(NumaScheduler.currentCarrierNode());
             });
-            stolen.start();
-            join(stolen);
+            other.start();
+            join(other);
             join(spinner);
             assertTrue(released.get());
-            assertEquals(1, stolenOn.get(), "run by node 1's idle carrier");
-            assertTrue(homeAgainOn.get() == 0 || homeAgainOn.get() == 1, "resumed on a carrier: " + homeAgainOn.get());
+            assertEquals(0, NumaScheduler.homeNode(other), "stealing does not change the home");
+            assertEquals(1, Math.max(spinnerOn.get(), otherOn.get()), "one ran on node 1: " + spinnerOn + ", " + otherOn);
+            assertEquals(0, Math.min(spinnerOn.get(), otherOn.get()), "the other at home: " + spinnerOn + ", " + otherOn);
         }
     }
 }
