@@ -63,7 +63,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <li>Every mount of a thread built for node {@code k} is a call of node {@code k}'s {@code execute}; the task it
  *     appends is run by a carrier of node {@code k} (or, with stealing, by a carrier that was idle for the
  *     stealing time), exactly once, or, after {@link #close()}, by a temporary platform thread.
- * <li>{@code execute} never blocks: a lock-free append and at most one CAS and one unpark.
+ * <li>{@code execute} never blocks: a lock-free append, then at most one unpark of a carrier it claimed by CAS.
  * <li>A carrier exits only after its node is terminated and its queue is empty.
  * </ul>
  *
@@ -75,14 +75,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * application jar). numaloom-core never touches any of this and keeps needing no flag.
  *
  * <h2>What it cannot do on JDK 25</h2>
- * The JDK's own scheduler adds a compensating carrier while one is blocked in the OS (file I/O, a pinned
- * {@code Object.wait} or park, a native call, a class initializer waiting for another thread); it does so only for
- * its own pool. Here a carrier blocked that way stays blocked, and the other threads homed on its node wait for
- * it if it was the node's only carrier. The JDK still records {@code jdk.VirtualThreadPinned} JFR events for
- * these threads, which is how to find such blocking. Remedies: more {@link Builder#carriersPerNode(int) carriers
- * per node}, {@link Builder#crossNodeStealing(Duration) cross-node stealing} (an idle carrier of another node
- * takes the waiting mounts), or blocking file I/O on platform threads. Since JDK 24 {@code synchronized} and
- * {@code Object.wait} no longer pin, so they are not such a case. Each node has one queue shared by its carriers;
+ * The JDK's own scheduler adds a carrier for the time one is blocked in an operation it knows about (most file
+ * I/O, {@code Object.wait} when pinned); it does so only for its own pool. Here a carrier that blocks (in those,
+ * or in what the JDK does not compensate either: a park pinned by a native frame or a class initializer, a
+ * blocking native call) stays blocked, and the other threads homed on its node wait for it if it was the node's
+ * only carrier. The JDK's {@code jdk.VirtualThreadPinned} JFR event still reports pinned parks of these threads
+ * (checked by {@code PinnedEventTest}); file I/O shows in {@code jdk.FileRead} and {@code jdk.FileWrite}.
+ * Remedies: more {@link Builder#carriersPerNode(int) carriers per node},
+ * {@link Builder#crossNodeStealing(Duration) cross-node stealing} (an idle carrier of another node takes the
+ * waiting mounts), or blocking file I/O on platform threads. Since JDK 24 {@code synchronized} and
+ * {@code Object.wait} release the carrier, so they are not such a case. Each node has one queue shared by its
+ * carriers;
  * there is no work-stealing between carriers of a node beyond that shared queue.
  *
  * <p>Thread-safety: every method may be called from any thread.
