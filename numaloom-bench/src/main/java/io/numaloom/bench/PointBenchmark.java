@@ -79,7 +79,7 @@ public class PointBenchmark {
             WorkloadKind kind = WorkloadKind.byJsonName(spec.workload()).orElseThrow(
                     () -> new IllegalArgumentException("unknown workload " + spec.workload()));
             workload = kind.create(new Settings(spec.settings()));
-            placement = ThreadPlacement.create(spec.threadType(), spec.carriers(), spec.pinCarriers());
+            placement = ThreadPlacement.create(spec.threadType(), spec.carriers(), spec.pinCarriers(), spec.scheduler());
         });
     }
 
