@@ -38,13 +38,20 @@ final class Carrier extends Thread {
     private volatile String pinFailure;
     @SuppressWarnings("unused") // through IDLE
     private volatile boolean idle;
+    /** For the stall watcher (only when it runs): mounts begun, and when the one in progress began, 0 when none. */
+    private final boolean watched;
+    private volatile long mounts;
+    private volatile long mountStart;
+    /** The mount last reported as a stall; watcher only. */
+    long reportedMount = -1;
 
-    Carrier(NodeExecutor home, int index, int[] cpus, long stealNanos, CountDownLatch started) {
+    Carrier(NodeExecutor home, int index, int[] cpus, long stealNanos, boolean watched, CountDownLatch started) {
         super(null, null, home.scheduler.name() + "-node" + home.node + "-carrier" + index, 0, false);
         this.home = home;
         this.cpus = cpus;
         this.stealNanos = stealNanos;
         this.started = started;
+        this.watched = watched;
         setDaemon(true);
     }
 
@@ -107,7 +114,20 @@ final class Carrier extends Thread {
         }
     }
 
+    /** The mount in progress, as (mounts, start): start is 0 when the carrier runs none. Watcher only. */
+    long mounts() {
+        return mounts;
+    }
+
+    long mountStart() {
+        return mountStart;
+    }
+
     private void runTask(Runnable task) {
+        if (watched) {
+            mountStart = System.nanoTime() | 1;
+            mounts = mounts + 1;
+        }
         try {
             task.run();
         } catch (Throwable e) {
@@ -116,6 +136,10 @@ final class Carrier extends Thread {
                 getUncaughtExceptionHandler().uncaughtException(this, e);
             } catch (Throwable ignored) {
                 // nothing more can be done
+            }
+        } finally {
+            if (watched) {
+                mountStart = 0;
             }
         }
     }

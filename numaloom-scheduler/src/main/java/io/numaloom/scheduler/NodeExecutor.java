@@ -29,12 +29,13 @@ final class NodeExecutor implements Executor {
     volatile boolean terminated;
 
     /** Creates the node's {@code carrierCount} carriers, pinned to {@code cpus}, unstarted. */
-    NodeExecutor(NumaScheduler scheduler, int node, int carrierCount, int[] cpus, long stealNanos, CountDownLatch started) {
+    NodeExecutor(NumaScheduler scheduler, int node, int carrierCount, int[] cpus, long stealNanos, boolean watched,
+                 CountDownLatch started) {
         this.scheduler = scheduler;
         this.node = node;
         Carrier[] carriers = new Carrier[carrierCount];
         for (int i = 0; i < carrierCount; i++) {
-            carriers[i] = new Carrier(this, i, cpus, stealNanos, started);
+            carriers[i] = new Carrier(this, i, cpus, stealNanos, watched, started);
         }
         this.carriers = carriers;
     }

@@ -15,6 +15,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A scheduler of virtual threads that keeps each thread on its NUMA node: every virtual thread it creates has a
@@ -79,8 +81,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * I/O, {@code Object.wait} when pinned); it does so only for its own pool. Here a carrier that blocks (in those,
  * or in what the JDK does not compensate either: a park pinned by a native frame or a class initializer, a
  * blocking native call) stays blocked, and the other threads homed on its node wait for it if it was the node's
- * only carrier. The JDK's {@code jdk.VirtualThreadPinned} JFR event still reports pinned parks of these threads
- * (checked by {@code PinnedEventTest}); file I/O shows in {@code jdk.FileRead} and {@code jdk.FileWrite}.
+ * only carrier. To see it happen, build with {@link Builder#stallDetection(Duration) stall detection}: a carrier
+ * that has run one mount past the threshold while others wait on its node is counted ({@link #stalls()}) and
+ * recorded as the JFR event {@code io.numaloom.CarrierStall}, whatever the cause. The JDK's
+ * {@code jdk.VirtualThreadPinned} JFR event also reports pinned parks of these threads (checked by
+ * {@code PinnedEventTest}); file I/O shows in {@code jdk.FileRead} and {@code jdk.FileWrite}.
  * Remedies: more {@link Builder#carriersPerNode(int) carriers per node},
  * {@link Builder#crossNodeStealing(Duration) cross-node stealing} (an idle carrier of another node takes the
  * waiting mounts), or blocking file I/O on platform threads. Since JDK 24 {@code synchronized} and
@@ -103,6 +108,9 @@ public final class NumaScheduler implements AutoCloseable {
     private final Object closeLock = new Object();
     private volatile boolean closing;
     private volatile boolean closed;
+    /** The stall watcher, or null when stall detection is off; it stops once {@code closed}. */
+    private final Thread watcher;
+    private final LongAdder stalls = new LongAdder();
 
     private NumaScheduler(Builder b) {
         Topology topology = b.topology != null ? b.topology : Topology.current();
@@ -110,6 +118,7 @@ public final class NumaScheduler implements AutoCloseable {
         int count = topology.nodeCount();
         int[] allowed = CarrierAffinity.allowed();
         long stealNanos = b.stealAfter == null ? -1 : nanos(b.stealAfter);
+        boolean watched = b.stallThreshold != null;
         this.nodes = new NodeExecutor[count];
         this.nodeFactories = new ThreadFactory[count];
         int[][] cpusOfNode = new int[count][];
@@ -123,7 +132,8 @@ public final class NumaScheduler implements AutoCloseable {
         List<Carrier> all = new ArrayList<>(total);
         CountDownLatch started = new CountDownLatch(total);
         for (int node = 0; node < count; node++) {
-            NodeExecutor executor = new NodeExecutor(this, node, carriersOfNode[node], cpusOfNode[node], stealNanos, started);
+            NodeExecutor executor = new NodeExecutor(this, node, carriersOfNode[node], cpusOfNode[node], stealNanos, watched,
+                    started);
             all.addAll(Arrays.asList(executor.carriers));
             nodes[node] = executor;
             ThreadFactory factory = JdkAccess.builder(executor).name(name + "-node" + node + "-", 0).factory();
@@ -136,6 +146,12 @@ public final class NumaScheduler implements AutoCloseable {
         }
         for (Carrier c : all) {
             c.start();
+        }
+        if (watched) {
+            long threshold = nanos(b.stallThreshold);
+            watcher = Thread.ofPlatform().daemon(true).name(name + "-stall-watcher").start(() -> watch(threshold));
+        } else {
+            watcher = null;
         }
         boolean interrupted = false;
         for (;;) {
@@ -190,6 +206,7 @@ public final class NumaScheduler implements AutoCloseable {
     public static final class Builder {
         private int carriersPerNode;
         private Duration stealAfter;
+        private Duration stallThreshold;
         private String name;
         private Topology topology;
 
@@ -222,6 +239,25 @@ public final class NumaScheduler implements AutoCloseable {
                 throw new IllegalArgumentException("the idle time before stealing must be positive: " + idle);
             }
             this.stealAfter = idle;
+            return this;
+        }
+
+        /**
+         * Watches the carriers for stalls: a carrier that has run one mount for at least {@code threshold} while
+         * other mounts wait in its node's queue (blocked in file I/O, a pinned park or a native call, or computing
+         * without yielding; see the class comment). Each stall is counted ({@link NumaScheduler#stalls()}) and
+         * recorded as the JFR event {@code io.numaloom.CarrierStall}. Off by default; when on, a watcher thread wakes
+         * every {@code threshold / 2} (at least every millisecond) and each mount costs two clock reads and three
+         * volatile writes.
+         *
+         * @throws IllegalArgumentException if {@code threshold} is not positive
+         */
+        public Builder stallDetection(Duration threshold) {
+            Objects.requireNonNull(threshold, "threshold");
+            if (threshold.isNegative() || threshold.isZero()) {
+                throw new IllegalArgumentException("the stall threshold must be positive: " + threshold);
+            }
+            this.stallThreshold = threshold;
             return this;
         }
 
@@ -359,6 +395,46 @@ public final class NumaScheduler implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Returns the number of carrier stalls seen so far, if the scheduler was built with
+     * {@link Builder#stallDetection(Duration) stall detection}; otherwise 0.
+     */
+    public long stalls() {
+        return stalls.sum();
+    }
+
+    /** The watcher's loop: reports each mount that has held its carrier past the threshold while others wait. */
+    private void watch(long thresholdNanos) {
+        long period = Math.max(1_000_000L, thresholdNanos / 2);
+        while (!closed) {
+            LockSupport.parkNanos(this, period);
+            long now = System.nanoTime();
+            for (NodeExecutor executor : nodes) {
+                if (executor.queue.isEmpty()) {
+                    continue;
+                }
+                for (Carrier c : executor.carriers) {
+                    long mount = c.mounts();
+                    long start = c.mountStart();
+                    if (start == 0 || now - start < thresholdNanos || mount != c.mounts() || mount == c.reportedMount) {
+                        continue;
+                    }
+                    c.reportedMount = mount;
+                    stalls.increment();
+                    CarrierStallEvent event = new CarrierStallEvent();
+                    if (event.isEnabled()) {
+                        event.scheduler = name;
+                        event.carrier = c;
+                        event.node = executor.node;
+                        event.heldFor = now - start;
+                        event.queued = executor.queue.size();
+                        event.commit();
+                    }
+                }
+            }
+        }
+    }
+
     /** The carriers of {@code node}, for tests. */
     List<Thread> carriers(int node) {
         return List.of(nodes[node].carriers);
@@ -450,6 +526,17 @@ public final class NumaScheduler implements AutoCloseable {
                 }
             }
             closed = true;
+            if (watcher != null) {
+                LockSupport.unpark(watcher);
+                for (;;) {
+                    try {
+                        watcher.join();
+                        break;
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+            }
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
