@@ -15,6 +15,12 @@ import java.util.concurrent.locks.LockSupport;
  * carrier goes idle is seen by the carrier's re-check or its claim is seen by the submitter: no lost wake-up. A
  * spurious wake-up only costs one more poll.
  *
+ * <p>A spare carrier (started by the stall watcher for a node whose carriers are all stalled, see
+ * {@link NumaScheduler.Builder#spareCarriers(boolean)}) runs the same loop, is woken the same way, and retires when it
+ * has found the queue empty for {@code spareIdleNanos}: it unregisters, then drains the queue once more and exits.
+ * A mount appended after its drain is not lost: a regular carrier or the next spare, which the watcher starts while
+ * the stall lasts, runs it.
+ *
  * <p>Cross-node stealing, when enabled: a carrier that has found its own queue empty for {@code stealNanos} polls
  * the other nodes' queues (and, while idle, wakes every {@code stealNanos} to do so). A stolen mount runs here once;
  * the thread's next mount goes to its home node again.
@@ -44,15 +50,27 @@ final class Carrier extends Thread {
     private volatile long mountStart;
     /** The mount last reported as a stall; watcher only. */
     long reportedMount = -1;
+    /** How long a spare stays idle before it retires; -1 for a regular carrier. */
+    private final long spareIdleNanos;
 
-    Carrier(NodeExecutor home, int index, int[] cpus, long stealNanos, boolean watched, CountDownLatch started) {
-        super(null, null, home.scheduler.name() + "-node" + home.node + "-carrier" + index, 0, false);
+    /**
+     * @param spareIdleNanos -1 for a regular carrier; for a spare, how long it may find nothing to do before it retires
+     * @param started        counted down once pinned; null for a spare
+     */
+    Carrier(NodeExecutor home, String name, int[] cpus, long stealNanos, boolean watched, long spareIdleNanos,
+            CountDownLatch started) {
+        super(null, null, name, 0, false);
         this.home = home;
         this.cpus = cpus;
         this.stealNanos = stealNanos;
         this.started = started;
         this.watched = watched;
+        this.spareIdleNanos = spareIdleNanos;
         setDaemon(true);
+    }
+
+    boolean spare() {
+        return spareIdleNanos >= 0;
     }
 
     /** Null if this carrier is pinned to its node's CPUs, else why not. Valid once the scheduler is created. */
@@ -75,7 +93,19 @@ final class Carrier extends Thread {
     @Override
     public void run() {
         pinFailure = cpus.length == 0 ? "no cpus to pin to" : CarrierAffinity.pin(cpus);
-        started.countDown();
+        if (started != null) {
+            started.countDown();
+        }
+        try {
+            serve();
+        } finally {
+            if (spare()) {
+                home.scheduler.spareExited(this);
+            }
+        }
+    }
+
+    private void serve() {
         long idleSince = 0;
         for (;;) {
             Runnable task = home.queue.poll();
@@ -103,6 +133,19 @@ final class Carrier extends Thread {
             IDLE.setVolatile(this, true);
             if (!home.queue.isEmpty() || home.terminated) {
                 IDLE.setVolatile(this, false);
+                continue;
+            }
+            if (spare()) {
+                long idleFrom = System.nanoTime();
+                LockSupport.parkNanos(this, spareIdleNanos);
+                IDLE.setVolatile(this, false);
+                if (home.queue.isEmpty() && System.nanoTime() - idleFrom >= spareIdleNanos) {
+                    home.retireSpare(this);
+                    for (Runnable left; (left = home.queue.poll()) != null; ) {
+                        runTask(left);
+                    }
+                    return;
+                }
                 continue;
             }
             if (stealNanos >= 0) {

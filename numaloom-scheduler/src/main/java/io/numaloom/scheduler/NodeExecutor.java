@@ -22,10 +22,22 @@ import java.util.concurrent.Executor;
  * twice.
  */
 final class NodeExecutor implements Executor {
+    private static final java.lang.invoke.VarHandle SPARE;
+
+    static {
+        try {
+            SPARE = java.lang.invoke.MethodHandles.lookup().findVarHandle(NodeExecutor.class, "spare", Carrier.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     final NumaScheduler scheduler;
     final int node;
     final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
     final Carrier[] carriers;
+    /** The node's spare carrier while one runs (at most one at a time), else null. */
+    volatile Carrier spare;
     volatile boolean terminated;
 
     /** Creates the node's {@code carrierCount} carriers, pinned to {@code cpus}, unstarted. */
@@ -35,7 +47,8 @@ final class NodeExecutor implements Executor {
         this.node = node;
         Carrier[] carriers = new Carrier[carrierCount];
         for (int i = 0; i < carrierCount; i++) {
-            carriers[i] = new Carrier(this, i, cpus, stealNanos, watched, started);
+            carriers[i] = new Carrier(this, scheduler.name() + "-node" + node + "-carrier" + i, cpus, stealNanos, watched, -1,
+                    started);
         }
         this.carriers = carriers;
     }
@@ -61,6 +74,20 @@ final class NodeExecutor implements Executor {
                 return;
             }
         }
+        Carrier s = spare;
+        if (s != null && s.claimIfIdle()) {
+            s.wake();
+        }
+    }
+
+    /** Registers {@code s} as the node's spare, if it has none. */
+    boolean addSpare(Carrier s) {
+        return SPARE.compareAndSet(this, null, s);
+    }
+
+    /** Unregisters the spare {@code s}. */
+    void retireSpare(Carrier s) {
+        SPARE.compareAndSet(this, s, null);
     }
 
     /** Stops the node: its carriers drain the queue and exit. */
@@ -68,6 +95,10 @@ final class NodeExecutor implements Executor {
         terminated = true;
         for (Carrier c : carriers) {
             c.wake();
+        }
+        Carrier s = spare;
+        if (s != null) {
+            s.wake();
         }
     }
 

@@ -86,7 +86,9 @@ import java.util.concurrent.locks.LockSupport;
  * recorded as the JFR event {@code io.numaloom.CarrierStall}, whatever the cause. The JDK's
  * {@code jdk.VirtualThreadPinned} JFR event also reports pinned parks of these threads (checked by
  * {@code PinnedEventTest}); file I/O shows in {@code jdk.FileRead} and {@code jdk.FileWrite}.
- * Remedies: more {@link Builder#carriersPerNode(int) carriers per node},
+ * Remedies: {@link Builder#spareCarriers(boolean) spare carriers} (with stall detection on, a node whose carriers
+ * are all stalled gets a spare carrier, the JDK's compensation done here, at most one per node at a time), more
+ * {@link Builder#carriersPerNode(int) carriers per node},
  * {@link Builder#crossNodeStealing(Duration) cross-node stealing} (an idle carrier of another node takes the
  * waiting mounts), or blocking file I/O on platform threads. Since JDK 24 {@code synchronized} and
  * {@code Object.wait} release the carrier, so they are not such a case. Each node has one queue shared by its
@@ -108,9 +110,16 @@ public final class NumaScheduler implements AutoCloseable {
     private final Object closeLock = new Object();
     private volatile boolean closing;
     private volatile boolean closed;
-    /** The stall watcher, or null when stall detection is off; it stops once {@code closed}. */
+    /** The stall watcher, or null when stall detection is off; it stops once {@code watcherStop}. */
     private final Thread watcher;
+    private volatile boolean watcherStop;
     private final LongAdder stalls = new LongAdder();
+    /** Whether the watcher starts spare carriers, and how long a spare may idle before it retires. */
+    private final boolean spares;
+    private final long spareIdleNanos;
+    private final Set<Carrier> liveSpares = ConcurrentHashMap.newKeySet();
+    private final LongAdder sparesStarted = new LongAdder();
+    private final AtomicInteger spareSequence = new AtomicInteger();
 
     private NumaScheduler(Builder b) {
         Topology topology = b.topology != null ? b.topology : Topology.current();
@@ -119,6 +128,8 @@ public final class NumaScheduler implements AutoCloseable {
         int[] allowed = CarrierAffinity.allowed();
         long stealNanos = b.stealAfter == null ? -1 : nanos(b.stealAfter);
         boolean watched = b.stallThreshold != null;
+        this.spares = b.spareCarriers;
+        this.spareIdleNanos = watched ? Math.max(nanos(b.stallThreshold), 10_000_000L) : -1;
         this.nodes = new NodeExecutor[count];
         this.nodeFactories = new ThreadFactory[count];
         int[][] cpusOfNode = new int[count][];
@@ -207,6 +218,7 @@ public final class NumaScheduler implements AutoCloseable {
         private int carriersPerNode;
         private Duration stealAfter;
         private Duration stallThreshold;
+        private boolean spareCarriers;
         private String name;
         private Topology topology;
 
@@ -261,6 +273,18 @@ public final class NumaScheduler implements AutoCloseable {
             return this;
         }
 
+        /**
+         * With {@link #stallDetection(Duration) stall detection} on, lets the watcher start a spare carrier for a node
+         * whose carriers are all stalled while mounts wait: the JDK's compensation for blocked carriers, done here.
+         * A spare is pinned like the node's carriers, serves the node's queue, and retires once it has found nothing
+         * to do for the stall threshold or 10 ms, whichever is longer. At most one spare per node runs at a time;
+         * {@link NumaScheduler#sparesStarted()} counts them. Off by default.
+         */
+        public Builder spareCarriers(boolean spareCarriers) {
+            this.spareCarriers = spareCarriers;
+            return this;
+        }
+
         /** Sets the name, the prefix of the carriers' and virtual threads' names; by default {@code numa-scheduler-N}. */
         public Builder name(String name) {
             this.name = Objects.requireNonNull(name, "name");
@@ -280,6 +304,9 @@ public final class NumaScheduler implements AutoCloseable {
          *         {@link NumaScheduler#create()})
          */
         public NumaScheduler build() {
+            if (spareCarriers && stallThreshold == null) {
+                throw new IllegalStateException("spareCarriers(true) needs stallDetection(threshold): spares are started by the stall watcher");
+            }
             if (JdkAccess.failure() != null) {
                 throw JdkAccess.unsupported();
             }
@@ -403,20 +430,50 @@ public final class NumaScheduler implements AutoCloseable {
         return stalls.sum();
     }
 
+    /** Returns the number of spare carriers started so far ({@link Builder#spareCarriers(boolean)}). */
+    public long sparesStarted() {
+        return sparesStarted.sum();
+    }
+
+    /** The spare carriers running now, for tests. */
+    int liveSpares() {
+        return liveSpares.size();
+    }
+
+    /** A spare's thread is ending. */
+    void spareExited(Carrier spare) {
+        liveSpares.remove(spare);
+    }
+
+    private void startSpare(NodeExecutor executor) {
+        Carrier spare = new Carrier(executor, name + "-node" + executor.node + "-spare" + spareSequence.incrementAndGet(),
+                executor.carriers[0].cpus(), -1, true, spareIdleNanos, null);
+        if (executor.addSpare(spare)) {
+            liveSpares.add(spare);
+            sparesStarted.increment();
+            spare.start();
+        }
+    }
+
     /** The watcher's loop: reports each mount that has held its carrier past the threshold while others wait. */
     private void watch(long thresholdNanos) {
         long period = Math.max(1_000_000L, thresholdNanos / 2);
-        while (!closed) {
+        while (!watcherStop) {
             LockSupport.parkNanos(this, period);
             long now = System.nanoTime();
             for (NodeExecutor executor : nodes) {
                 if (executor.queue.isEmpty()) {
                     continue;
                 }
+                boolean allStalled = true;
                 for (Carrier c : executor.carriers) {
                     long mount = c.mounts();
                     long start = c.mountStart();
-                    if (start == 0 || now - start < thresholdNanos || mount != c.mounts() || mount == c.reportedMount) {
+                    if (start == 0 || now - start < thresholdNanos || mount != c.mounts()) {
+                        allStalled = false;
+                        continue;
+                    }
+                    if (mount == c.reportedMount) {
                         continue;
                     }
                     c.reportedMount = mount;
@@ -430,6 +487,9 @@ public final class NumaScheduler implements AutoCloseable {
                         event.queued = executor.queue.size();
                         event.commit();
                     }
+                }
+                if (spares && allStalled && executor.spare == null && !executor.terminated) {
+                    startSpare(executor);
                 }
             }
         }
@@ -525,21 +585,35 @@ public final class NumaScheduler implements AutoCloseable {
                     }
                 }
             }
-            closed = true;
             if (watcher != null) {
+                watcherStop = true;
                 LockSupport.unpark(watcher);
-                for (;;) {
-                    try {
-                        watcher.join();
-                        break;
-                    } catch (InterruptedException e) {
-                        interrupted = true;
-                    }
+                interrupted |= joinUninterruptibly(watcher);
+            }
+            // No spare starts from now on; each one left drains its terminated node and exits.
+            while (!liveSpares.isEmpty()) {
+                for (Carrier spare : liveSpares) {
+                    spare.wake();
+                    interrupted |= joinUninterruptibly(spare);
                 }
             }
+            closed = true;
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Joins {@code t}; returns whether the caller was interrupted meanwhile (its status is left clear). */
+    private static boolean joinUninterruptibly(Thread t) {
+        boolean interrupted = false;
+        for (;;) {
+            try {
+                t.join();
+                return interrupted;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
         }
     }
 
