@@ -63,10 +63,12 @@ import java.util.concurrent.locks.LockSupport;
  * <h2>Invariants</h2>
  * <ul>
  * <li>Every mount of a thread built for node {@code k} is a call of node {@code k}'s {@code execute}; the task it
- *     appends is run by a carrier of node {@code k} (or, with stealing, by a carrier that was idle for the
- *     stealing time), exactly once, or, after {@link #close()}, by a temporary platform thread.
+ *     appends is run by a carrier of node {@code k}, regular or spare (or, with stealing, by a carrier of another
+ *     node that was idle for the stealing time), exactly once, or, after {@link #close()}, by a temporary
+ *     platform thread.
  * <li>{@code execute} never blocks: a lock-free append, then at most one unpark of a carrier it claimed by CAS.
- * <li>A carrier exits only after its node is terminated and its queue is empty.
+ * <li>A regular carrier exits only after its node is terminated and its queue is empty; a spare also when it has
+ *     been idle for its idle time, after it unregistered and drained the queue once more.
  * </ul>
  *
  * <h2>The flag it needs</h2>
