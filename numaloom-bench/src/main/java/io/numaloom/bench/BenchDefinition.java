@@ -26,7 +26,9 @@ import java.util.Set;
  * @param threadType            {@code virtual} or {@code platform}
  * @param carriers              carrier threads of the virtual-thread scheduler
  * @param pinCarriers           whether carriers (or platform threads) are pinned to CPUs
+ * @param scheduler             {@code default} (the JDK's) or {@code numa} (a {@code NumaScheduler})
  * @param remotePenaltyNs       the NUMA cost model's penalty per remote handoff
+ * @param migrationPenaltyNs    the NUMA cost model's penalty per migration of a thread between nodes
  * @param topology              the {@code numaloom.topology} of the measured JVMs, empty for detection
  * @param recordLatency         whether acquire latencies are recorded
  * @param jvmArgs               extra arguments of the measured JVMs
@@ -37,7 +39,7 @@ import java.util.Set;
 public record BenchDefinition(int index, String id, WorkloadKind kind, String title, boolean skip,
                               List<String> locks, List<Integer> threads, int warmupIterations,
                               int measurementIterations, int forks, String threadType, int carriers,
-                              boolean pinCarriers, long remotePenaltyNs, String topology, boolean recordLatency,
+                              boolean pinCarriers, String scheduler, long remotePenaltyNs, long migrationPenaltyNs, String topology, boolean recordLatency,
                               List<String> jvmArgs, int timeoutSeconds, Settings settings, ObjectNode payload) {
 
     /** Fields that do not change what a point measures: they are left out of the fingerprint. */

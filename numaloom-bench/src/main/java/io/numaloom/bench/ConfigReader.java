@@ -72,7 +72,14 @@ public final class ConfigReader {
             Field.intField("carriers", 1, null, "carrier threads of the virtual-thread scheduler; defaults to the CPU count"),
             Field.boolField("pinCarriers", false, "pin carriers (or platform threads) to CPUs, node by node (FFM sched_setaffinity; the scheduler of "
                     + "pinned carriers needs --add-opens java.base/java.lang=ALL-UNNAMED, which the bench passes)"),
+            Field.choiceField("scheduler", "default", List.of("default", "numa"), "the scheduler of the measured virtual threads: the "
+                    + "JDK's (\"default\", pinned or not by pinCarriers), or \"numa\": a NumaScheduler of numaloom-scheduler with one pinned "
+                    + "carrier pool per node of the JVM's topology (carriers/nodes carriers per node, at least one), worker i homed on node "
+                    + "i % nodes, every mount on its home node"),
             Field.longField("remotePenaltyNs", 0, 0L, "NUMA cost model: spin this long when the previous holder ran on another node"),
+            Field.longField("migrationPenaltyNs", 0, 0L, "NUMA cost model: spin this long each time a measured thread is seen on "
+                    + "another node than the last time it was looked at (before each acquisition and inside each critical section), "
+                    + "a stand-in for its working set left in the other node's memory and caches"),
             Field.stringField("topology", "", "numaloom.topology of the measured JVMs, e.g. \"nodes=2\"; empty for the detected one"),
             Field.boolField("recordLatency", true, "record acquire latency (two System.nanoTime() calls per acquisition)"),
             Field.boolField("diagnostics", false, "count VnaLock's contended-path events (io.numaloom.LockDiagnostics: slow paths, "
@@ -421,6 +428,9 @@ public final class ConfigReader {
                 }
             }
         }
+        if ("numa".equals(values.get("scheduler")) && "platform".equals(values.get("threadType"))) {
+            problem(source.path("scheduler"), "\"numa\" schedules virtual threads; threadType is \"platform\"");
+        }
         String topology = (String) values.get("topology");
         if (checkMachine && !topology.isBlank()) {
             try {
@@ -482,7 +492,8 @@ public final class ConfigReader {
         return new BenchDefinition(index, id, kind, (String) values.get("title"), (Boolean) values.get("skip"), locks,
                 threads, (Integer) values.get("warmupIterations"), (Integer) values.get("measurementIterations"),
                 (Integer) values.get("forks"), (String) values.get("threadType"), (Integer) values.get("carriers"),
-                (Boolean) values.get("pinCarriers"), kind.accepts("remotePenaltyNs") ? (Long) values.get("remotePenaltyNs") : 0,
+                (Boolean) values.get("pinCarriers"), (String) values.get("scheduler"), kind.accepts("remotePenaltyNs") ? (Long) values.get("remotePenaltyNs") : 0,
+                kind.accepts("migrationPenaltyNs") ? (Long) values.get("migrationPenaltyNs") : 0,
                 ((String) values.get("topology")).trim(), kind.accepts("recordLatency") && (Boolean) values.get("recordLatency"),
                 jvmArgs, (Integer) values.get("timeoutSeconds"), new Settings(settings), effective);
     }

@@ -39,13 +39,22 @@ public final class Execution {
      * @param recordLatency whether workers record acquire latencies
      */
     public Execution(Round round, int threads, ThreadPlacement placement, boolean recordLatency) {
+        this(round, threads, placement, recordLatency, 0);
+    }
+
+    /**
+     * @param migrationPenaltyNs NUMA cost model: spin charged each time a worker is seen on another node than the
+     *                           last time (see {@link Worker}); nodes are tracked only on a multi-node topology
+     */
+    public Execution(Round round, int threads, ThreadPlacement placement, boolean recordLatency, long migrationPenaltyNs) {
+        boolean nodeAware = io.numaloom.topology.Topology.current().nodeCount() > 1;
         this.round = round;
         this.placement = placement;
         this.workers = new Worker[threads];
         this.threads = new Thread[threads];
         this.atGate = new CountDownLatch(threads);
         for (int i = 0; i < threads; i++) {
-            workers[i] = new Worker(i, threads, recordLatency ? new Histogram(2) : null);
+            workers[i] = new Worker(i, threads, recordLatency ? new Histogram(2) : null, nodeAware, migrationPenaltyNs);
         }
     }
 
@@ -175,9 +184,15 @@ public final class Execution {
             local += region.localHandoffs();
         }
         long outside = 0;
+        long nodeAcquisitions = 0;
+        long foreign = 0;
+        long migrations = 0;
         Histogram latency = null;
         for (Worker worker : workers) {
             outside += worker.acquisitions();
+            nodeAcquisitions += worker.nodeAcquisitions();
+            foreign += worker.foreignAcquisitions();
+            migrations += worker.migrations();
             if (worker.latency() != null) {
                 if (latency == null) {
                     latency = new Histogram(2);
@@ -189,7 +204,7 @@ public final class Execution {
             throw new IllegalStateException("mutual exclusion violated: the threads made " + outside
                     + " acquisitions but the critical sections counted " + inside + " (lost updates)");
         }
-        return new Outcome(round.operations(), countsAtFirstFinish, latency, handoffs, local);
+        return new Outcome(round.operations(), countsAtFirstFinish, latency, handoffs, local, nodeAcquisitions, foreign, migrations);
     }
 
     /**
@@ -200,8 +215,12 @@ public final class Execution {
      * @param latency             acquire latencies in nanoseconds, or null if not recorded
      * @param handoffs            consecutive acquisitions over all regions
      * @param localHandoffs       those whose two holders ran on one node
+     * @param nodeAcquisitions    acquisitions whose nodes were tracked (multi-node topologies only)
+     * @param foreignAcquisitions of which made on another node than the one the thread asked on
+     * @param migrations          times a worker was seen on another node than the last time
      */
-    public record Outcome(long operations, long[] countsAtFirstFinish, Histogram latency, long handoffs, long localHandoffs) {
+    public record Outcome(long operations, long[] countsAtFirstFinish, Histogram latency, long handoffs, long localHandoffs,
+                          long nodeAcquisitions, long foreignAcquisitions, long migrations) {
 
         /** Jain's fairness index of the counts: 1 when all equal, 1/n when one thread did everything. */
         public double jainIndex() {

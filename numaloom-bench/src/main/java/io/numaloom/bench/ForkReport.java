@@ -38,10 +38,23 @@ import java.util.zip.DataFormatException;
  *                            only), or null where the JVM cannot count them
  * @param retainedBytes       the size of what the last measured round's {@code Round.footprint()} reaches (JOL),
  *                            or null when the workload reports no footprint
+ * @param nodeAcquisitions    acquisitions whose nodes were tracked in all measured rounds (null on one node or
+ *                            from an older report)
+ * @param foreignAcquisitions of which made on another node than the one the thread asked for the lock on
+ * @param migrations          times a worker was seen on another node than the last time it was looked at
  */
 public record ForkReport(long pid, long operationsPerRound, List<Double> jain, List<Double> minMax, String latency,
                          long handoffs, long localHandoffs, String placement, String cpuSource, String topology,
-                         String error, LockDiagnostics.Counts diagnostics, Long allocatedBytes, Long retainedBytes) {
+                         String error, LockDiagnostics.Counts diagnostics, Long allocatedBytes, Long retainedBytes,
+                         Long nodeAcquisitions, Long foreignAcquisitions, Long migrations) {
+
+    /** A report without node tracking. */
+    public ForkReport(long pid, long operationsPerRound, List<Double> jain, List<Double> minMax, String latency,
+                      long handoffs, long localHandoffs, String placement, String cpuSource, String topology,
+                      String error, LockDiagnostics.Counts diagnostics, Long allocatedBytes, Long retainedBytes) {
+        this(pid, operationsPerRound, jain, minMax, latency, handoffs, localHandoffs, placement, cpuSource, topology, error,
+                diagnostics, allocatedBytes, retainedBytes, null, null, null);
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -26,7 +26,7 @@ abstract class GuardedRegionPadAfter extends GuardedRegionFields {
  * One lock instance and the shared data it protects, with the NUMA bookkeeping every workload gets.
  *
  * <h2>NUMA cost model</h2>
- * Inside the critical section {@link #acquired()} asks {@link CurrentCpu#node()} where the new holder runs
+ * Inside the critical section {@link #acquired(int)} is told, from {@link CurrentCpu#node()}, where the new holder runs
  * (a virtual topology such as {@code -Dnumaloom.topology=nodes=2} applies) and compares it with the previous
  * holder's node. A <em>handoff</em> is any two consecutive acquisitions; it is <em>local</em> when both ran
  * on one node. A remote handoff costs {@code remotePenaltyNs} of spinning before the workload's section runs,
@@ -51,9 +51,8 @@ public final class GuardedRegion extends GuardedRegionPadAfter {
         this.remotePenaltyNs = remotePenaltyNs;
     }
 
-    /** Bookkeeping of one acquisition; called by the holder inside the critical section. */
-    void acquired() {
-        int node = CurrentCpu.node();
+    /** Bookkeeping of one acquisition on {@code node}; called by the holder inside the critical section. */
+    void acquired(int node) {
         if (acquisitions++ > 0) {
             if (node == lastNode) {
                 localHandoffs++;

@@ -26,7 +26,7 @@ public record Point(BenchDefinition bench, String lock, int threads) {
     /** The spec sent to the measured JVMs. */
     public PointSpec spec(String sidecarDir) {
         return new PointSpec(bench.id(), bench.kind().jsonName(), bench.settings().values(), lock, threads,
-                bench.threadType(), bench.carriers(), bench.pinCarriers(), bench.remotePenaltyNs(),
+                bench.threadType(), bench.carriers(), bench.pinCarriers(), bench.scheduler(), bench.remotePenaltyNs(), bench.migrationPenaltyNs(),
                 bench.recordLatency(), bench.timeoutSeconds(), sidecarDir);
     }
 }

@@ -62,6 +62,9 @@ public class PointBenchmark {
     private Histogram latency;
     private long handoffs;
     private long localHandoffs;
+    private long nodeAcquisitions;
+    private long foreignAcquisitions;
+    private long migrations;
     private LockDiagnostics.Counts diagnosticsAtStart;
     private LockDiagnostics.Counts diagnostics;
     private long allocatedAtStart;
@@ -79,7 +82,7 @@ public class PointBenchmark {
             WorkloadKind kind = WorkloadKind.byJsonName(spec.workload()).orElseThrow(
                     () -> new IllegalArgumentException("unknown workload " + spec.workload()));
             workload = kind.create(new Settings(spec.settings()));
-            placement = ThreadPlacement.create(spec.threadType(), spec.carriers(), spec.pinCarriers());
+            placement = ThreadPlacement.create(spec.threadType(), spec.carriers(), spec.pinCarriers(), spec.scheduler());
         });
     }
 
@@ -94,7 +97,7 @@ public class PointBenchmark {
             RoundContext context = new RoundContext(spec.threads(), spec.lock(), spec.remotePenaltyNs(), spec.threadType(),
                     Duration.ofSeconds(spec.timeoutSeconds()));
             currentRound = workload.newRound(context);
-            execution = new Execution(currentRound, spec.threads(), placement, spec.recordLatency());
+            execution = new Execution(currentRound, spec.threads(), placement, spec.recordLatency(), spec.migrationPenaltyNs());
             execution.start();
             diagnosticsAtStart = LockDiagnostics.snapshot();
             allocatedAtStart = Allocation.total();
@@ -140,6 +143,9 @@ public class PointBenchmark {
                 }
                 handoffs += outcome.handoffs();
                 localHandoffs += outcome.localHandoffs();
+                nodeAcquisitions += outcome.nodeAcquisitions();
+                foreignAcquisitions += outcome.foreignAcquisitions();
+                migrations += outcome.migrations();
             }
         });
     }
@@ -180,7 +186,9 @@ public class PointBenchmark {
         ForkReport report = new ForkReport(ProcessHandle.current().pid(), operationsPerRound, List.copyOf(jain),
                 List.copyOf(minMax), ForkReport.encode(latency), handoffs, localHandoffs,
                 placement == null ? "" : placement.description(), CurrentCpu.source() + ": " + CurrentCpu.sourceReason(),
-                topologyLine, error, diagnostics, allocated < 0 ? null : allocated, retained);
+                topologyLine, error, diagnostics, allocated < 0 ? null : allocated, retained,
+                nodeAcquisitions > 0 ? nodeAcquisitions : null, nodeAcquisitions > 0 ? foreignAcquisitions : null,
+                nodeAcquisitions > 0 ? migrations : null);
         try {
             report.writeTo(Path.of(spec.sidecarDir()));
         } catch (IOException e) {

@@ -69,7 +69,7 @@ import java.util.List;
 @JsonPropertyOrder({"bench", "title", "workload", "lock", "threads", "threadType", "carriers", "remotePenaltyNs",
         "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow", "opsPerMsCiHigh", "timeMs",
         "timeMsCiLow", "timeMsCiHigh", "jain", "minMaxRatio", "latencyP50Ns", "latencyP99Ns", "latencyP999Ns",
-        "latencyMaxNs", "handoffs", "localHandoffFraction", "slowPathsPerOp", "queuedPerOp", "parksPerOp",
+        "latencyMaxNs", "handoffs", "localHandoffFraction", "foreignAcquisitionFraction", "migrationsPerOp", "slowPathsPerOp", "queuedPerOp", "parksPerOp",
         "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error", "placement", "cpuSource",
         "fingerprint", "startedAt", "seconds"})
 public record PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
@@ -82,7 +82,27 @@ public record PointResult(String bench, String title, String workload, String lo
                           Double slowPathsPerOp, Double queuedPerOp, Double parksPerOp, Double unparksPerOp,
                           Long reservations, Long yields, Double bytesPerOp, Long retainedBytes,
                           String status, String error, String placement, String cpuSource,
-                          String fingerprint, String startedAt, double seconds) {
+                          String fingerprint, String startedAt, double seconds,
+                          Double foreignAcquisitionFraction, Double migrationsPerOp) {
+
+    /** A row without node tracking. */
+    public PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
+                       int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
+                       Double opsPerMs, Double opsPerMsCiLow, Double opsPerMsCiHigh,
+                       Double timeMs, Double timeMsCiLow, Double timeMsCiHigh,
+                       Double jain, Double minMaxRatio,
+                       Long latencyP50Ns, Long latencyP99Ns, Long latencyP999Ns, Long latencyMaxNs,
+                       Long handoffs, Double localHandoffFraction,
+                       Double slowPathsPerOp, Double queuedPerOp, Double parksPerOp, Double unparksPerOp,
+                       Long reservations, Long yields, Double bytesPerOp, Long retainedBytes,
+                       String status, String error, String placement, String cpuSource,
+                       String fingerprint, String startedAt, double seconds) {
+        this(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs, topology, forks, rounds,
+                opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow, timeMsCiHigh, jain, minMaxRatio,
+                latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction, slowPathsPerOp,
+                queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error,
+                placement, cpuSource, fingerprint, startedAt, seconds, null, null);
+    }
 
     public static final String OK = "ok";
     public static final String FAILED = "failed";
@@ -91,7 +111,8 @@ public record PointResult(String bench, String title, String workload, String lo
     public static final List<String> CSV_HEADER = List.of("bench", "title", "workload", "lock", "threads", "threadType",
             "carriers", "remotePenaltyNs", "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow",
             "opsPerMsCiHigh", "timeMs", "timeMsCiLow", "timeMsCiHigh", "jain", "minMaxRatio", "latencyP50Ns",
-            "latencyP99Ns", "latencyP999Ns", "latencyMaxNs", "handoffs", "localHandoffFraction", "slowPathsPerOp",
+            "latencyP99Ns", "latencyP999Ns", "latencyMaxNs", "handoffs", "localHandoffFraction", "foreignAcquisitionFraction",
+            "migrationsPerOp", "slowPathsPerOp",
             "queuedPerOp", "parksPerOp", "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error",
             "placement", "cpuSource", "fingerprint", "startedAt", "seconds");
 
@@ -126,6 +147,9 @@ public record PointResult(String bench, String title, String workload, String lo
         Histogram latency = null;
         long handoffs = 0;
         long local = 0;
+        long nodeAcquisitions = 0;
+        long foreign = 0;
+        long migrations = 0;
         String error = null;
         LockDiagnostics.Counts counts = null;
         for (ForkReport r : forkReports) {
@@ -143,6 +167,11 @@ public record PointResult(String bench, String title, String workload, String lo
             }
             handoffs += r.handoffs();
             local += r.localHandoffs();
+            if (r.nodeAcquisitions() != null) {
+                nodeAcquisitions += r.nodeAcquisitions();
+                foreign += r.foreignAcquisitions() == null ? 0 : r.foreignAcquisitions();
+                migrations += r.migrations() == null ? 0 : r.migrations();
+            }
             if (error == null && r.error() != null) {
                 error = r.error();
             }
@@ -172,7 +201,9 @@ public record PointResult(String bench, String title, String workload, String lo
                 bytesPerOp(forkReports, ops, rounds), retainedBytes(forkReports),
                 error == null ? OK : FAILED, error,
                 first == null ? null : first.placement(), first == null ? null : first.cpuSource(),
-                b.fingerprint(), started.truncatedTo(ChronoUnit.MILLIS).toString(), round3(seconds));
+                b.fingerprint(), started.truncatedTo(ChronoUnit.MILLIS).toString(), round3(seconds),
+                nodeAcquisitions > 0 ? (double) foreign / nodeAcquisitions : null,
+                nodeAcquisitions > 0 && ops > 0 && rounds > 0 ? finite(migrations / ((double) ops * rounds)) : null);
     }
 
     /** Allocated bytes per operation over every fork's measured rounds; null if a fork could not count. */
@@ -204,7 +235,7 @@ public record PointResult(String bench, String title, String workload, String lo
         return java.util.Arrays.asList(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs,
                 topology, forks, rounds, opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow,
                 timeMsCiHigh, jain, minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs,
-                localHandoffFraction, slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error, placement, cpuSource, fingerprint, startedAt, seconds);
+                localHandoffFraction, foreignAcquisitionFraction, migrationsPerOp, slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error, placement, cpuSource, fingerprint, startedAt, seconds);
     }
 
     /** The row as one CSV line (RFC 4180 quoting), without the line break. */

@@ -20,13 +20,15 @@ import java.util.Base64;
  * @param threadType      {@code virtual} or {@code platform}
  * @param carriers        the requested carrier count
  * @param pinCarriers     whether to pin carriers (or platform threads)
+ * @param scheduler       {@code default} or {@code numa}, see {@link ThreadPlacement}
  * @param remotePenaltyNs the NUMA cost model's penalty per remote handoff
+ * @param migrationPenaltyNs the NUMA cost model's penalty per migration of a thread between nodes
  * @param recordLatency   whether to record acquire latencies
  * @param timeoutSeconds  the longest a round may take
  * @param sidecarDir      the directory the JVM writes its {@link ForkReport} into
  */
 public record PointSpec(String benchId, String workload, ObjectNode settings, String lock, int threads,
-                        String threadType, int carriers, boolean pinCarriers, long remotePenaltyNs,
+                        String threadType, int carriers, boolean pinCarriers, String scheduler, long remotePenaltyNs, long migrationPenaltyNs,
                         boolean recordLatency, int timeoutSeconds, String sidecarDir) {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -1,5 +1,6 @@
 package io.numaloom.bench;
 
+import io.numaloom.scheduler.NumaScheduler;
 import io.numaloom.topology.Topology;
 
 import java.lang.reflect.Constructor;
@@ -29,6 +30,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     {@code --add-opens java.base/java.lang=ALL-UNNAMED} (the bench passes it to every measured JVM).
  *     Without it, or without FFM pinning, this degrades to the unpinned default scheduler and
  *     {@link #description()} says why.</li>
+ * <li><b>Virtual, on a {@link NumaScheduler}</b> ({@code "scheduler": "numa"}): one carrier pool per node of the
+ *     JVM's topology ({@code carriers / nodes} carriers per node, at least one), pinned to the node's CPUs; worker
+ *     {@code i} is homed on node {@code i % nodes} and every mount of it runs on that node's carriers. It needs the
+ *     same {@code --add-opens}; without it the point fails (a comparison of schedulers must not silently measure
+ *     the JDK's).</li>
  * <li><b>Platform</b>: one daemon platform thread per worker; pinned, worker {@code i} pins itself to the
  *     {@code i}-th CPU in topology order.</li>
  * </ul>
@@ -41,6 +47,8 @@ public final class ThreadPlacement implements AutoCloseable {
     private final boolean virtual;
     private final Thread.Builder builder;
     private final ForkJoinPool pinnedPool;
+    /** The scheduler of {@code "scheduler": "numa"}, else null. */
+    private final NumaScheduler numa;
     private final int[] cpuOrder;
     private final String description;
     /** Pinning failures of carriers or threads, added as they start. */
@@ -48,7 +56,13 @@ public final class ThreadPlacement implements AutoCloseable {
 
     private ThreadPlacement(boolean virtual, Thread.Builder builder, ForkJoinPool pinnedPool, int[] cpuOrder,
                             String description, Queue<String> pinFailures) {
+        this(virtual, builder, pinnedPool, null, cpuOrder, description, pinFailures);
+    }
+
+    private ThreadPlacement(boolean virtual, Thread.Builder builder, ForkJoinPool pinnedPool, NumaScheduler numa,
+                            int[] cpuOrder, String description, Queue<String> pinFailures) {
         this.virtual = virtual;
+        this.numa = numa;
         this.pinFailures = pinFailures;
         this.builder = builder;
         this.pinnedPool = pinnedPool;
@@ -63,6 +77,24 @@ public final class ThreadPlacement implements AutoCloseable {
      * @param pin        whether to pin carriers (virtual) or the threads themselves (platform)
      */
     public static ThreadPlacement create(String threadType, int carriers, boolean pin) {
+        return create(threadType, carriers, pin, "default");
+    }
+
+    /**
+     * @param scheduler {@code "default"} (the JDK's, or the pinned pool of {@code pin}) or {@code "numa"} (a
+     *                  {@link NumaScheduler}, always pinned where the JVM allows; virtual threads only)
+     * @throws UnsupportedOperationException for {@code "numa"} without {@code --add-opens java.base/java.lang}
+     */
+    public static ThreadPlacement create(String threadType, int carriers, boolean pin, String scheduler) {
+        if ("numa".equals(scheduler)) {
+            if ("platform".equals(threadType)) {
+                throw new IllegalArgumentException("the numa scheduler schedules virtual threads, not platform threads");
+            }
+            int nodes = Topology.current().nodeCount();
+            NumaScheduler numa = NumaScheduler.builder().carriersPerNode(Math.max(1, carriers / nodes)).name("bench").build();
+            return new ThreadPlacement(true, null, null, numa, null, "virtual threads on a NumaScheduler, worker i homed on node i % "
+                    + nodes + ": " + numa.placement(), new ConcurrentLinkedQueue<>());
+        }
         boolean virtual = !"platform".equals(threadType);
         int[] order = pin ? cpuOrder() : new int[0];
         String unpinnable = pin ? Affinity.unavailableReason().orElse(null) : null;
@@ -129,6 +161,12 @@ public final class ThreadPlacement implements AutoCloseable {
 
     /** Starts a measured thread running {@code body}. */
     public Thread start(int index, Runnable body) {
+        if (numa != null) {
+            Thread t = numa.threadFactory(index % numa.nodes()).newThread(body);
+            t.setName("bench-" + index);
+            t.start();
+            return t;
+        }
         if (cpuOrder != null && !virtual) {
             int cpu = cpuOrder[index % cpuOrder.length];
             return builder.start(() -> {
@@ -150,7 +188,7 @@ public final class ThreadPlacement implements AutoCloseable {
 
     /** Whether the threads or carriers are pinned (possibly with failures, see {@link #description()}). */
     public boolean isPinned() {
-        return cpuOrder != null;
+        return cpuOrder != null || numa != null && numa.pinned();
     }
 
     /** How the threads were placed, in words, with any pinning failure. */
@@ -167,6 +205,16 @@ public final class ThreadPlacement implements AutoCloseable {
     public void close() {
         if (pinnedPool != null) {
             pinnedPool.shutdownNow();
+        }
+        if (numa != null) {
+            // close() waits for the workers; after a failed round some may never finish, and the carriers are daemons:
+            // give it a while, then let the JVM go without it.
+            Thread closer = Thread.ofPlatform().daemon(true).name("bench-numa-close").start(numa::close);
+            try {
+                closer.join(java.time.Duration.ofSeconds(10));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

@@ -1,5 +1,7 @@
 package io.numaloom.bench;
 
+import io.numaloom.topology.CurrentCpu;
+
 import org.HdrHistogram.Histogram;
 
 import java.lang.invoke.MethodHandles;
@@ -21,6 +23,16 @@ abstract class WorkerFields extends WorkerPadBefore {
     /** The region and section of the acquisition in flight; owner only. */
     GuardedRegion region;
     Runnable section;
+    /** Node this thread was last seen on, -1 before the first look; owner only (multi-node topologies only). */
+    int lastNode = -1;
+    /** Node this thread ran on when it asked for the lock in flight (where a VnaLock queues it); owner only. */
+    int askedNode;
+    /** Region acquisitions seen on a multi-node topology; owner only. */
+    long nodeAcquisitions;
+    /** Of which made on another node than the one the thread asked on; owner only. */
+    long foreignAcquisitions;
+    /** Times this thread was seen on another node than the last time it was looked at; owner only. */
+    long migrations;
 }
 
 /** Padding after a worker's fields. */
@@ -54,6 +66,9 @@ public final class Worker extends WorkerPadAfter implements Runnable {
     private final int index;
     private final int threads;
     private final Histogram latency;
+    /** Whether the topology has several nodes: only then are nodes looked up before each acquisition. */
+    private final boolean nodeAware;
+    private final long migrationPenaltyNs;
 
     /**
      * @param index   this worker's index in {@code [0, threads)}
@@ -61,9 +76,21 @@ public final class Worker extends WorkerPadAfter implements Runnable {
      * @param latency where acquire latencies go, in nanoseconds; null to record none
      */
     public Worker(int index, int threads, Histogram latency) {
+        this(index, threads, latency, false, 0);
+    }
+
+    /**
+     * @param nodeAware          whether to track nodes (a multi-node topology): the node asked on, foreign
+     *                           acquisitions and migrations
+     * @param migrationPenaltyNs NUMA cost model: spin this long each time the thread is seen on another node than
+     *                           the last time (before each acquisition and inside each critical section)
+     */
+    public Worker(int index, int threads, Histogram latency, boolean nodeAware, long migrationPenaltyNs) {
         this.index = index;
         this.threads = threads;
         this.latency = latency;
+        this.nodeAware = nodeAware;
+        this.migrationPenaltyNs = migrationPenaltyNs;
     }
 
     public int index() {
@@ -89,6 +116,11 @@ public final class Worker extends WorkerPadAfter implements Runnable {
         this.region = region;
         this.section = section;
         acquisitions++;
+        if (nodeAware) {
+            int node = CurrentCpu.node();
+            seenOn(node);
+            askedNode = node;
+        }
         if (latency != null) {
             acquireStart = System.nanoTime();
         }
@@ -117,9 +149,26 @@ public final class Worker extends WorkerPadAfter implements Runnable {
         }
         GuardedRegion r = region;
         if (r != null) {
-            r.acquired();
+            int node = CurrentCpu.node();
+            r.acquired(node);
+            if (nodeAware) {
+                seenOn(node);
+                nodeAcquisitions++;
+                if (node != askedNode) {
+                    foreignAcquisitions++;
+                }
+            }
         }
         section.run();
+    }
+
+    /** A look at where this thread runs: a migration if it is another node than last time (charged the penalty). */
+    private void seenOn(int node) {
+        if (lastNode >= 0 && node != lastNode) {
+            migrations++;
+            Spin.nanos(migrationPenaltyNs);
+        }
+        lastNode = node;
     }
 
     /**
@@ -150,6 +199,18 @@ public final class Worker extends WorkerPadAfter implements Runnable {
 
     long acquisitions() {
         return acquisitions;
+    }
+
+    long nodeAcquisitions() {
+        return nodeAcquisitions;
+    }
+
+    long foreignAcquisitions() {
+        return foreignAcquisitions;
+    }
+
+    long migrations() {
+        return migrations;
     }
 
     Histogram latency() {

@@ -46,6 +46,26 @@ class ExecutionTest {
         void run(Worker worker) throws Exception;
     }
 
+    /**
+     * A worker that tracks nodes counts every region acquisition, and on one node (this JVM's topology) sees no
+     * foreign acquisition and no migration; one that does not track counts nothing (the default on one node).
+     */
+    @Test
+    void aNodeAwareWorkerCountsAcquisitionsForeignOnesAndMigrations() {
+        GuardedRegion region = new GuardedRegion(Mutex.create("UNFAIR_REENTRANT"), 0);
+        Worker tracking = new Worker(0, 1, null, true, 0);
+        Worker plain = new Worker(0, 1, null);
+        for (int i = 0; i < 100; i++) {
+            tracking.locked(region, () -> { });
+            plain.locked(region, () -> { });
+        }
+        assertEquals(100, tracking.nodeAcquisitions());
+        assertEquals(0, tracking.foreignAcquisitions(), "one node: always acquired where asked");
+        assertEquals(0, tracking.migrations(), "one node: never migrates");
+        assertEquals(0, plain.nodeAcquisitions());
+        assertEquals(200, region.acquisitions());
+    }
+
     @Test
     void countsAcquisitionsHandoffsAndLatency() throws InterruptedException {
         GuardedRegion region = new GuardedRegion(Mutex.create("UNFAIR_REENTRANT"), 0);
@@ -103,7 +123,7 @@ class ExecutionTest {
         // as it would if a broken lock let two holders' unsynchronized increments interleave the other way.
         Round r = round(10, List.of(region), w -> {
             for (int i = 0; i < 10; i++) {
-                w.locked(region, region::acquired);
+                w.locked(region, () -> region.acquired(0));
             }
         });
         try (ThreadPlacement placement = ThreadPlacement.create("virtual", 2, false)) {

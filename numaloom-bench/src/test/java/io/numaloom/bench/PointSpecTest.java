@@ -13,7 +13,7 @@ class PointSpecTest {
     @Test
     void encodesToAUrlSafeParameterAndBack() {
         ObjectNode settings = JsonNodeFactory.instance.objectNode().put("actionsCount", 100).put("yieldInCrit", true);
-        PointSpec spec = new PointSpec("high/contention", "consumeCpu", settings, "VNA", 8, "virtual", 2, true, 500,
+        PointSpec spec = new PointSpec("high/contention", "consumeCpu", settings, "VNA", 8, "virtual", 2, true, "numa", 500, 700,
                 true, 60, "/tmp/a dir/with, comma");
         String encoded = spec.encode();
         assertTrue(encoded.matches("[A-Za-z0-9_-]+"), encoded);

@@ -69,7 +69,9 @@ final class ConsoleProgress implements BenchRunner.Listener, AutoCloseable {
                     r.opsPerMsCiHigh() == null ? "" : String.format(Locale.ROOT, " ±%.1f%%", 100 * (r.opsPerMsCiHigh() - r.opsPerMs()) / r.opsPerMs()),
                     r.jain() == null ? Double.NaN : r.jain(),
                     r.latencyP99Ns() == null ? "" : String.format(Locale.ROOT, ", acquire p99 %s µs", num(r.latencyP99Ns() / 1000.0)),
-                    r.localHandoffFraction() == null ? "" : String.format(Locale.ROOT, ", local handoffs %.0f%%", 100 * r.localHandoffFraction()),
+                    (r.localHandoffFraction() == null ? "" : String.format(Locale.ROOT, ", local handoffs %.0f%%", 100 * r.localHandoffFraction()))
+                            + (r.foreignAcquisitionFraction() == null ? "" : String.format(Locale.ROOT,
+                            ", acquired off the asking node %.2f%%, migrations/op %.4f", 100 * r.foreignAcquisitionFraction(), r.migrationsPerOp())),
                     r.parksPerOp() == null ? "" : String.format(Locale.ROOT,
                             ", per op: %.3f slow, %.3f queued, %.3f parks, %.3f wake-ups; %d reservations, %d yields",
                             r.slowPathsPerOp(), r.queuedPerOp(), r.parksPerOp(), r.unparksPerOp(),

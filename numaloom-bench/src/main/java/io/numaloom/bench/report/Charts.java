@@ -189,7 +189,8 @@ public final class Charts {
 
     private static String threadsLabel(BenchDefinition bench) {
         return "virtual".equals(bench.threadType())
-                ? "virtual, " + bench.carriers() + " carrier" + (bench.carriers() == 1 ? "" : "s") + (bench.pinCarriers() ? ", pinned" : "")
+                ? "virtual, " + bench.carriers() + " carrier" + (bench.carriers() == 1 ? "" : "s")
+                        + ("numa".equals(bench.scheduler()) ? ", NumaScheduler" : bench.pinCarriers() ? ", pinned" : "")
                 : "platform" + (bench.pinCarriers() ? ", pinned" : "");
     }
 

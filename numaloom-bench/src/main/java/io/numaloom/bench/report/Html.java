@@ -142,8 +142,9 @@ final class Html {
             first = false;
         }
         h.append(". Threads: ").append(esc(b.threadType())).append(", ").append(b.carriers()).append(" carriers")
-                .append(b.pinCarriers() ? ", pinned" : "").append(". Remote handoff penalty: ").append(b.remotePenaltyNs())
-                .append(" ns").append(b.topology().isEmpty() ? "" : ", topology " + esc(b.topology()))
+                .append("numa".equals(b.scheduler()) ? ", NumaScheduler (pinned carrier pools per node)" : b.pinCarriers() ? ", pinned" : "")
+                .append(". Remote handoff penalty: ").append(b.remotePenaltyNs())
+                .append(" ns, migration penalty: ").append(b.migrationPenaltyNs()).append(" ns").append(b.topology().isEmpty() ? "" : ", topology " + esc(b.topology()))
                 .append(". JMH: ").append(b.forks()).append(" fork(s) × (").append(b.warmupIterations()).append(" warm-up + ")
                 .append(b.measurementIterations()).append(" measured rounds).<br>Measured JVM flags: <code>")
                 .append(esc(String.join(" ", b.measuredJvmArgs()))).append("</code>")

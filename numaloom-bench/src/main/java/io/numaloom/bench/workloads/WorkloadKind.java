@@ -26,21 +26,21 @@ public enum WorkloadKind {
     CONTEND("contend", "equal parallel and serial portions, the serial one under one lock (Relaxed-Lock paper §4)",
             Contend.FIELDS, Contend::new, false, Set.of()),
     SYNC("sync", "uncontended lock/unlock of a thread's own lock, plain or nested (Relaxed-Lock paper §4)",
-            Sync.FIELDS, Sync::new, false, Set.of("recordLatency", "remotePenaltyNs")),
+            Sync.FIELDS, Sync::new, false, Set.of("recordLatency", "remotePenaltyNs", "migrationPenaltyNs")),
     KEYED("keyed", "a lock per key, keys drawn with Zipf skew, through a keyed scheme (KEYED_LOCK, Guava Striped, ...)",
-            Keyed.FIELDS, Keyed::new, false, Set.of("remotePenaltyNs")),
+            Keyed.FIELDS, Keyed::new, false, Set.of("remotePenaltyNs", "migrationPenaltyNs")),
     LOCK_RATE("lockRate", "lock/unlock in a loop, an empty section or one atomic add (NUMA talk: ticket vs queued spinlocks)",
-            LockRate.FIELDS, LockRate::new, false, Set.of("recordLatency", "remotePenaltyNs")),
+            LockRate.FIELDS, LockRate::new, false, Set.of("recordLatency", "remotePenaltyNs", "migrationPenaltyNs")),
     FALSE_SHARING("falseSharing", "read-modify-writes on per-thread counters; the locks are layouts PACKED, PADDED_64, PADDED_128 (NUMA talk)",
-            FalseSharing.FIELDS, FalseSharing::new, false, Set.of("recordLatency", "remotePenaltyNs")),
+            FalseSharing.FIELDS, FalseSharing::new, false, Set.of("recordLatency", "remotePenaltyNs", "migrationPenaltyNs")),
     QUEUE("queue", "producers hand items to consumers through a bounded buffer built as ArrayBlockingQueue is (one lock, "
             + "notFull and notEmpty); latency is each item's put-to-take time",
-            ProducerConsumer.FIELDS, ProducerConsumer::new, false, Set.of("remotePenaltyNs")),
+            ProducerConsumer.FIELDS, ProducerConsumer::new, false, Set.of("remotePenaltyNs", "migrationPenaltyNs")),
     CACHE("cache", "an LRU cache (LinkedHashMap in access order) under one lock, gets and puts on Zipf-skewed keys",
             LruCache.FIELDS, LruCache::new, false, Set.of()),
     SERVER("server", "a loopback HTTP server whose requests count a key under one lock; closed loop, or open loop at a percent "
             + "of the saturation rate with response times from the intended send times",
-            LoopbackServer.FIELDS, LoopbackServer::new, false, Set.of("remotePenaltyNs"));
+            LoopbackServer.FIELDS, LoopbackServer::new, false, Set.of("remotePenaltyNs", "migrationPenaltyNs"));
 
     private final String jsonName;
     private final String summary;

@@ -1,7 +1,9 @@
 package io.numaloom.stress.torture;
 
+import io.numaloom.scheduler.NumaScheduler;
 import io.numaloom.stress.subject.InspectableLock;
 import io.numaloom.stress.subject.Subject;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -40,6 +42,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * holder that yields must still let everybody finish, which is where spinning waiters livelock. Properties:
  * {@code numaloom.torture.seconds} (per subject; 2 in CI, 60 under {@code -Pstress}),
  * {@code numaloom.torture.parallelism} (what the build set, checked), {@code numaloom.torture.dumpDir}.
+ *
+ * <p>With {@code numaloom.torture.scheduler=numa} (the surefire execution {@code torture-numa}, which adds the
+ * {@code --add-opens} it needs) every virtual thread of the test runs on a {@link NumaScheduler} with one carrier per
+ * node of the two-node virtual topology, homes assigned round-robin, and every critical section also checks that
+ * it runs on a carrier of its thread's home node.
  */
 class VirtualThreadTortureTest {
 
@@ -50,6 +57,8 @@ class VirtualThreadTortureTest {
 
     private static Duration duration;
     private static Path dumpDir;
+    /** The scheduler of every virtual thread of the test, or null for the JDK's. */
+    private static NumaScheduler scheduler;
 
     @BeforeAll
     static void configuration() throws IOException {
@@ -61,6 +70,33 @@ class VirtualThreadTortureTest {
             assertEquals(expected, System.getProperty("jdk.virtualThreadScheduler.parallelism"),
                     "the build asked for this scheduler parallelism; the JVM was started without it");
         }
+        if ("numa".equals(System.getProperty("numaloom.torture.scheduler"))) {
+            scheduler = NumaScheduler.builder().carriersPerNode(1).name("torture-numa").build();
+            assertEquals(2, scheduler.nodes(), "the torture on NumaScheduler runs on two (virtual) nodes");
+        }
+    }
+
+    @AfterAll
+    static void closeScheduler() {
+        if (scheduler != null) {
+            scheduler.close();
+        }
+    }
+
+    /** An unstarted virtual thread on the scheduler under test. */
+    private static Thread virtual(String name, Runnable task) {
+        if (scheduler == null) {
+            return Thread.ofVirtual().name(name).unstarted(task);
+        }
+        Thread t = scheduler.threadFactory().newThread(task);
+        t.setName(name);
+        return t;
+    }
+
+    /** Which scheduler runs the virtual threads, for the report lines. */
+    private static String schedulerName() {
+        return scheduler != null ? "NumaScheduler (" + scheduler.placement() + ")"
+                : "parallelism=" + System.getProperty("jdk.virtualThreadScheduler.parallelism");
     }
 
     /** The shared state the lock guards; every field is plain and only touched under the lock. */
@@ -89,7 +125,7 @@ class VirtualThreadTortureTest {
 
         List<Thread> workers = new ArrayList<>(THREADS);
         for (int i = 0; i < THREADS; i++) {
-            workers.add(Thread.ofVirtual().name("torture-" + subject + "-" + i).unstarted(() -> {
+            workers.add(virtual("torture-" + subject + "-" + i, () -> {
                 ThreadLocalRandom random = ThreadLocalRandom.current();
                 while (running.get()) {
                     try {
@@ -113,7 +149,7 @@ class VirtualThreadTortureTest {
                 }
             }));
         }
-        Thread interrupter = Thread.ofVirtual().name("torture-interrupter").unstarted(() -> {
+        Thread interrupter = virtual("torture-interrupter", () -> {
             ThreadLocalRandom random = ThreadLocalRandom.current();
             while (running.get()) {
                 workers.get(random.nextInt(workers.size())).interrupt();
@@ -176,8 +212,8 @@ class VirtualThreadTortureTest {
         } finally {
             lock.unlock();
         }
-        System.out.printf("torture %s parallelism=%s: %d threads, %d ops, %d critical sections, %d interrupts, %s%n",
-                subject, System.getProperty("jdk.virtualThreadScheduler.parallelism"), THREADS, completed.sum(),
+        System.out.printf("torture %s %s: %d threads, %d ops, %d critical sections, %d interrupts, %s%n",
+                subject, schedulerName(), THREADS, completed.sum(),
                 g.sections, interruptsSeen.sum(), duration);
         assertTrue(g.sections > THREADS, "too little happened to call this a torture: " + g.sections);
     }
@@ -190,7 +226,8 @@ class VirtualThreadTortureTest {
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
         long sum = 0;
         for (java.lang.management.ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
-            if (info != null && info.getThreadName().startsWith("ForkJoinPool-") && info.getThreadName().contains("-worker-")) {
+            String name = info == null ? "" : info.getThreadName();
+            if (name.startsWith("ForkJoinPool-") && name.contains("-worker-") || name.startsWith("torture-numa-") && name.contains("-carrier")) {
                 sum += Math.max(0, threads.getThreadCpuTime(info.getThreadId()));
             }
         }
@@ -215,7 +252,7 @@ class VirtualThreadTortureTest {
         List<Thread> waiters = new ArrayList<>();
         int conditionWaiters = 250;
         for (int i = 0; i < conditionWaiters; i++) {
-            waiters.add(Thread.ofVirtual().name("awaiter-" + subject + "-" + i).start(() -> {
+            waiters.add(started(virtual("awaiter-" + subject + "-" + i, () -> {
                 lock.lock();
                 try {
                     awaiting.incrementAndGet();
@@ -226,7 +263,7 @@ class VirtualThreadTortureTest {
                     lock.unlock();
                     finished.increment();
                 }
-            }));
+            })));
         }
         while (awaiting.get() < conditionWaiters) {
             Thread.sleep(1);
@@ -235,7 +272,7 @@ class VirtualThreadTortureTest {
         try {
             for (int i = 0; i < 750; i++) {
                 int kind = i % 3;
-                waiters.add(Thread.ofVirtual().name("waiter-" + subject + "-" + i).start(() -> {
+                waiters.add(started(virtual("waiter-" + subject + "-" + i, () -> {
                     try {
                         switch (kind) {
                             case 0 -> lock.lock();
@@ -252,7 +289,7 @@ class VirtualThreadTortureTest {
                     } finally {
                         finished.increment();
                     }
-                }));
+                })));
             }
             // Interrupt a tenth of all: they leave (interruptible) or keep waiting (lock(), awaitUninterruptibly).
             for (int i = 0; i < waiters.size(); i += 10) {
@@ -264,8 +301,8 @@ class VirtualThreadTortureTest {
             Thread.sleep(1_000);
             long cpu = carrierCpuNanos() - cpu0;
             long wall = System.nanoTime() - wall0;
-            System.out.printf("parked waiters %s parallelism=%s: %.1f ms of carrier CPU in %.1f ms%n", subject,
-                    System.getProperty("jdk.virtualThreadScheduler.parallelism"), cpu / 1e6, wall / 1e6);
+            System.out.printf("parked waiters %s %s: %.1f ms of carrier CPU in %.1f ms%n", subject,
+                    schedulerName(), cpu / 1e6, wall / 1e6);
             assertTrue(cpu < wall / 3, subject + ": the carriers used " + cpu / 1_000_000 + " ms of CPU in "
                     + wall / 1_000_000 + " ms while every thread was waiting");
             released[0] = true;
@@ -283,6 +320,11 @@ class VirtualThreadTortureTest {
         assertEquals(waiters.size(), finished.sum());
         assertFalse(lock.isLocked());
         assertEquals(0, lock.getQueueLength());
+    }
+
+    private static Thread started(Thread t) {
+        t.start();
+        return t;
     }
 
     /** One random operation; returns whether it completed (as opposed to gave up). */
@@ -374,6 +416,10 @@ class VirtualThreadTortureTest {
     private static void section(InspectableLock lock, Guarded g, ThreadLocalRandom random, LongAdder sections, int holds) {
         checkHeld(lock, holds);
         Thread me = Thread.currentThread();
+        if (scheduler != null && NumaScheduler.currentCarrierNode() != NumaScheduler.homeNode(me)) {
+            throw new AssertionError(me + " homed on node " + NumaScheduler.homeNode(me) + " runs on a carrier of node "
+                    + NumaScheduler.currentCarrierNode());
+        }
         if (g.inside != null) {
             throw new AssertionError(me + " entered while " + g.inside + " was inside");
         }

@@ -1,0 +1,631 @@
+package io.numaloom.scheduler;
+
+import io.numaloom.topology.Topology;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A scheduler of virtual threads that keeps each thread on its NUMA node: every virtual thread it creates has a
+ * <em>home node</em>, and every mount of that thread (its start and each resumption after a park, sleep, yield,
+ * lock or condition wait, {@code Object.wait} or blocked {@code synchronized} entry) runs on a carrier of that
+ * node, whoever wakes it. With the JDK's scheduler a virtual thread resumes wherever the work-stealing pool puts
+ * it, so a NUMA-aware lock's idea of where a waiter runs goes stale across a park; here it stays true.
+ *
+ * <pre>{@code
+ * try (NumaScheduler scheduler = NumaScheduler.create();                 // needs --add-opens, see below
+ *      ExecutorService executor = scheduler.newThreadPerTaskExecutor()) { // home nodes round-robin
+ *     executor.submit(task);
+ * }
+ * Thread t = scheduler.threadFactory(1).newThread(task);                  // homed on node 1
+ * }</pre>
+ *
+ * <h2>How it works</h2>
+ * One carrier pool per node of the topology ({@link Topology#current()} unless the builder is given another;
+ * the virtual topology of {@code -Dnumaloom.topology} included). A pool is a FIFO queue and
+ * {@link Builder#carriersPerNode(int) carriersPerNode} daemon platform threads, the carriers, each pinned with
+ * Linux's {@code sched_setaffinity} (through FFM) to its node's CPUs. A virtual thread is built, through the JDK's
+ * non-public {@code java.lang.ThreadBuilders$VirtualThreadBuilder(Executor)}, with its node's pool as its
+ * scheduler; the JDK then hands each of its mounts to that pool's {@code execute}, which appends to the queue and
+ * wakes an idle carrier of the node. So the node a thread runs on is decided by the thread, not by who woke it.
+ *
+ * <h2>What it promises</h2>
+ * <ul>
+ * <li>Home: a virtual thread of {@link #threadFactory(int) threadFactory(node)} mounts only on carriers of
+ *     {@code node}; one of {@link #threadFactory()} or {@link #newThreadPerTaskExecutor()} likewise, the nodes
+ *     taken round-robin. {@link #homeNode(Thread)} tells a thread's node. The one exception is opt-in
+ *     {@link Builder#crossNodeStealing(Duration) cross-node stealing}: a carrier idle for the given time may run
+ *     another node's queued mount; that thread's next mount goes home again.
+ * <li>Inheritance: a virtual thread created inside one of these threads with the JDK's own builders
+ *     ({@code Thread.ofVirtual()}, {@code Executors.newVirtualThreadPerTaskExecutor()}) inherits its creator's
+ *     pool (JDK behaviour), so it runs on the same node. {@link #close()} does not wait for such threads.
+ * <li>Placement: when pinning works, a carrier runs only on its node's CPUs (those of them the creating thread may
+ *     use), so {@code io.numaloom.topology.CurrentCpu.node()} in a virtual thread returns its home node. When it
+ *     cannot pin (native access denied with {@code --illegal-native-access=deny}, not Linux, the kernel refuses),
+ *     carriers run unpinned and the home guarantee above still holds: the thread stays on its node's carriers,
+ *     but those float over every CPU. {@link #placement()} says which, per node. On a virtual topology the nodes
+ *     are groups of the real CPUs, so pinning is real; only the memory is not split.
+ * </ul>
+ *
+ * <h2>Invariants</h2>
+ * <ul>
+ * <li>Every mount of a thread built for node {@code k} is a call of node {@code k}'s {@code execute}; the task it
+ *     appends is run by a carrier of node {@code k}, regular or spare (or, with stealing, by a carrier of another
+ *     node that was idle for the stealing time), exactly once, or, after {@link #close()}, by a temporary
+ *     platform thread.
+ * <li>{@code execute} never blocks: a lock-free append, then at most one unpark of a carrier it claimed by CAS.
+ * <li>A regular carrier exits only after its node is terminated and its queue is empty; a spare also when it has
+ *     been idle for its idle time, after it unregistered and drained the queue once more.
+ * </ul>
+ *
+ * <h2>The flag it needs</h2>
+ * JDK 25 has no public API to give virtual threads a scheduler. {@link #create()} therefore needs
+ * {@code --add-opens java.base/java.lang=ALL-UNNAMED} (on the module path, {@code =io.numaloom.scheduler}); without
+ * it, it throws an {@link UnsupportedOperationException} that names the flag. For pinning without the JDK's
+ * warning add {@code --enable-native-access=ALL-UNNAMED} (the jar's manifest already asks for it when it is the
+ * application jar). numaloom-core never touches any of this and keeps needing no flag.
+ *
+ * <h2>What it cannot do on JDK 25</h2>
+ * The JDK's own scheduler adds a carrier for the time one is blocked in an operation it knows about (most file
+ * I/O, {@code Object.wait} when pinned); it does so only for its own pool. Here a carrier that blocks (in those,
+ * or in what the JDK does not compensate either: a park pinned by a native frame or a class initializer, a
+ * blocking native call) stays blocked, and the other threads homed on its node wait for it if it was the node's
+ * only carrier. To see it happen, build with {@link Builder#stallDetection(Duration) stall detection}: a carrier
+ * that has run one mount past the threshold while others wait on its node is counted ({@link #stalls()}) and
+ * recorded as the JFR event {@code io.numaloom.CarrierStall}, whatever the cause. The JDK's
+ * {@code jdk.VirtualThreadPinned} JFR event also reports pinned parks of these threads (checked by
+ * {@code PinnedEventTest}); file I/O shows in {@code jdk.FileRead} and {@code jdk.FileWrite}.
+ * Remedies: {@link Builder#spareCarriers(boolean) spare carriers} (with stall detection on, a node whose carriers
+ * are all stalled gets a spare carrier, the JDK's compensation done here, at most one per node at a time), more
+ * {@link Builder#carriersPerNode(int) carriers per node},
+ * {@link Builder#crossNodeStealing(Duration) cross-node stealing} (an idle carrier of another node takes the
+ * waiting mounts), or blocking file I/O on platform threads. Since JDK 24 {@code synchronized} and
+ * {@code Object.wait} release the carrier, so they are not such a case. Each node has one queue shared by its
+ * carriers;
+ * there is no work-stealing between carriers of a node beyond that shared queue.
+ *
+ * <p>Thread-safety: every method may be called from any thread.
+ */
+public final class NumaScheduler implements AutoCloseable {
+
+    private static final AtomicInteger SEQUENCE = new AtomicInteger();
+
+    private final String name;
+    private final NodeExecutor[] nodes;
+    private final ThreadFactory[] nodeFactories;
+    private final AtomicInteger nextHome = new AtomicInteger();
+    /** Threads of our factories between the start of their task and its end. */
+    private final Set<Thread> live = ConcurrentHashMap.newKeySet();
+    private final Object closeLock = new Object();
+    private volatile boolean closing;
+    private volatile boolean closed;
+    /** The stall watcher, or null when stall detection is off; it stops once {@code watcherStop}. */
+    private final Thread watcher;
+    private volatile boolean watcherStop;
+    private final LongAdder stalls = new LongAdder();
+    /** Whether the watcher starts spare carriers, and how long a spare may idle before it retires. */
+    private final boolean spares;
+    private final long spareIdleNanos;
+    private final Set<Carrier> liveSpares = ConcurrentHashMap.newKeySet();
+    private final LongAdder sparesStarted = new LongAdder();
+    private final AtomicInteger spareSequence = new AtomicInteger();
+
+    private NumaScheduler(Builder b) {
+        Topology topology = b.topology != null ? b.topology : Topology.current();
+        this.name = b.name != null ? b.name : "numa-scheduler-" + SEQUENCE.incrementAndGet();
+        int count = topology.nodeCount();
+        int[] allowed = CarrierAffinity.allowed();
+        long stealNanos = b.stealAfter == null ? -1 : nanos(b.stealAfter);
+        boolean watched = b.stallThreshold != null;
+        this.spares = b.spareCarriers;
+        this.spareIdleNanos = watched ? Math.max(nanos(b.stallThreshold), 10_000_000L) : -1;
+        this.nodes = new NodeExecutor[count];
+        this.nodeFactories = new ThreadFactory[count];
+        int[][] cpusOfNode = new int[count][];
+        int[] carriersOfNode = new int[count];
+        int total = 0;
+        for (int node = 0; node < count; node++) {
+            cpusOfNode[node] = usable(topology.cpusOfNode(node), allowed);
+            carriersOfNode[node] = b.carriersPerNode > 0 ? b.carriersPerNode : cpusOfNode[node].length;
+            total += carriersOfNode[node];
+        }
+        List<Carrier> all = new ArrayList<>(total);
+        CountDownLatch started = new CountDownLatch(total);
+        for (int node = 0; node < count; node++) {
+            NodeExecutor executor = new NodeExecutor(this, node, carriersOfNode[node], cpusOfNode[node], stealNanos, watched,
+                    started);
+            all.addAll(Arrays.asList(executor.carriers));
+            nodes[node] = executor;
+            ThreadFactory factory = JdkAccess.builder(executor).name(name + "-node" + node + "-", 0).factory();
+            nodeFactories[node] = task -> {
+                if (closing) {
+                    return null;
+                }
+                return factory.newThread(tracked(task));
+            };
+        }
+        for (Carrier c : all) {
+            c.start();
+        }
+        if (watched) {
+            long threshold = nanos(b.stallThreshold);
+            watcher = Thread.ofPlatform().daemon(true).name(name + "-stall-watcher").start(() -> watch(threshold));
+        } else {
+            watcher = null;
+        }
+        boolean interrupted = false;
+        for (;;) {
+            try {
+                started.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** {@code d} in nanoseconds, at least 1, saturated at {@code Long.MAX_VALUE}. */
+    private static long nanos(Duration d) {
+        try {
+            return Math.max(1, d.toNanos());
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    /** The node's CPUs that the creating thread may use; all of the node's CPUs where that leaves none. */
+    private static int[] usable(int[] nodeCpus, int[] allowed) {
+        if (allowed == null) {
+            return nodeCpus;
+        }
+        int[] both = Arrays.stream(nodeCpus).filter(cpu -> Arrays.binarySearch(allowed, cpu) >= 0).toArray();
+        return both.length > 0 ? both : nodeCpus;
+    }
+
+    /**
+     * Creates a scheduler with one carrier per CPU of each node of {@link Topology#current()}, cross-node stealing
+     * off. Equivalent to {@code builder().build()}.
+     *
+     * @throws UnsupportedOperationException if {@code java.lang} is not opened to this library: the message names
+     *         the flag, {@code --add-opens java.base/java.lang=ALL-UNNAMED} on the class path
+     * @throws IllegalArgumentException if the {@code numaloom.topology} property holds a bad spec
+     */
+    public static NumaScheduler create() {
+        return builder().build();
+    }
+
+    /** Returns a builder of schedulers with options. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Options of a {@link NumaScheduler}. Not thread-safe; {@link #build()} may be called more than once. */
+    public static final class Builder {
+        private int carriersPerNode;
+        private Duration stealAfter;
+        private Duration stallThreshold;
+        private boolean spareCarriers;
+        private String name;
+        private Topology topology;
+
+        private Builder() {}
+
+        /**
+         * Sets the number of carriers of every node; by default, the number of CPUs of the node. More carriers than
+         * CPUs keep a node live while some carriers are blocked (see the class comment).
+         *
+         * @throws IllegalArgumentException if {@code carriers < 1}
+         */
+        public Builder carriersPerNode(int carriers) {
+            if (carriers < 1) {
+                throw new IllegalArgumentException("carriersPerNode must be at least 1, got " + carriers);
+            }
+            this.carriersPerNode = carriers;
+            return this;
+        }
+
+        /**
+         * Lets a carrier that has found its own node's queue empty for {@code idle} run mounts queued on other
+         * nodes. Off by default: a virtual thread then never runs off its home node. While stealing is on, an idle
+         * carrier wakes every {@code idle} to look.
+         *
+         * @throws IllegalArgumentException if {@code idle} is not positive
+         */
+        public Builder crossNodeStealing(Duration idle) {
+            Objects.requireNonNull(idle, "idle");
+            if (idle.isNegative() || idle.isZero()) {
+                throw new IllegalArgumentException("the idle time before stealing must be positive: " + idle);
+            }
+            this.stealAfter = idle;
+            return this;
+        }
+
+        /**
+         * Watches the carriers for stalls: a carrier that has run one mount for at least {@code threshold} while
+         * other mounts wait in its node's queue (blocked in file I/O, a pinned park or a native call, or computing
+         * without yielding; see the class comment). Each stall is counted ({@link NumaScheduler#stalls()}) and
+         * recorded as the JFR event {@code io.numaloom.CarrierStall}. Off by default; when on, a watcher thread wakes
+         * every {@code threshold / 2} (at least every millisecond) and each mount costs two clock reads and three
+         * volatile writes.
+         *
+         * @throws IllegalArgumentException if {@code threshold} is not positive
+         */
+        public Builder stallDetection(Duration threshold) {
+            Objects.requireNonNull(threshold, "threshold");
+            if (threshold.isNegative() || threshold.isZero()) {
+                throw new IllegalArgumentException("the stall threshold must be positive: " + threshold);
+            }
+            this.stallThreshold = threshold;
+            return this;
+        }
+
+        /**
+         * With {@link #stallDetection(Duration) stall detection} on, lets the watcher start a spare carrier for a node
+         * whose carriers are all stalled while mounts wait: the JDK's compensation for blocked carriers, done here.
+         * A spare is pinned like the node's carriers, serves the node's queue, and retires once it has found nothing
+         * to do for the stall threshold or 10 ms, whichever is longer. At most one spare per node runs at a time;
+         * {@link NumaScheduler#sparesStarted()} counts them. Off by default.
+         */
+        public Builder spareCarriers(boolean spareCarriers) {
+            this.spareCarriers = spareCarriers;
+            return this;
+        }
+
+        /** Sets the name, the prefix of the carriers' and virtual threads' names; by default {@code numa-scheduler-N}. */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /** Sets the topology whose nodes get carrier pools; by default {@link Topology#current()}. */
+        public Builder topology(Topology topology) {
+            this.topology = Objects.requireNonNull(topology, "topology");
+            return this;
+        }
+
+        /**
+         * Creates the scheduler and starts its carriers (it returns once they are started and pinned).
+         *
+         * @throws UnsupportedOperationException if {@code java.lang} is not opened to this library (see
+         *         {@link NumaScheduler#create()})
+         */
+        public NumaScheduler build() {
+            if (spareCarriers && stallThreshold == null) {
+                throw new IllegalStateException("spareCarriers(true) needs stallDetection(threshold): spares are started by the stall watcher");
+            }
+            if (JdkAccess.failure() != null) {
+                throw JdkAccess.unsupported();
+            }
+            return new NumaScheduler(this);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Threads
+
+    /** The task of a thread of our factories: counted live while it runs; refused once close() has begun. */
+    private Runnable tracked(Runnable task) {
+        Objects.requireNonNull(task, "task");
+        return () -> {
+            Thread me = Thread.currentThread();
+            live.add(me);
+            if (closing) {
+                live.remove(me);
+                throw new RejectedExecutionException(name + " is closed: a thread started after close() began does not run its task");
+            }
+            try {
+                task.run();
+            } finally {
+                live.remove(me);
+            }
+        };
+    }
+
+    /** Returns the number of nodes, each with its carriers; home nodes are {@code 0..nodes()-1}. */
+    public int nodes() {
+        return nodes.length;
+    }
+
+    /** Returns this scheduler's name. */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Returns a factory of unstarted virtual threads whose home nodes are assigned round-robin over the nodes.
+     * Once {@link #close()} has begun, it returns null (it rejects the request, as {@link ThreadFactory} allows).
+     */
+    public ThreadFactory threadFactory() {
+        return task -> nodeFactories[Math.floorMod(nextHome.getAndIncrement(), nodeFactories.length)].newThread(task);
+    }
+
+    /**
+     * Returns a factory of unstarted virtual threads homed on {@code node}. Once {@link #close()} has begun, it
+     * returns null.
+     *
+     * @throws IndexOutOfBoundsException if {@code node} is not in {@code [0, nodes())}
+     */
+    public ThreadFactory threadFactory(int node) {
+        return nodeFactories[Objects.checkIndex(node, nodeFactories.length)];
+    }
+
+    /**
+     * Returns an executor that starts a virtual thread of {@link #threadFactory()} per task (home nodes
+     * round-robin), as {@link Executors#newThreadPerTaskExecutor(ThreadFactory)} does. Once this scheduler's
+     * {@link #close()} has begun, it rejects tasks. Close the executor before the scheduler.
+     */
+    public ExecutorService newThreadPerTaskExecutor() {
+        return Executors.newThreadPerTaskExecutor(threadFactory());
+    }
+
+    /**
+     * Returns the home node of {@code thread}: the node whose carriers run it, if it is a virtual thread of a
+     * {@code NumaScheduler} (made by its factories, or created inside one of those with the JDK's builders);
+     * otherwise -1 (platform threads, carriers included, and virtual threads of other schedulers). Never throws.
+     */
+    public static int homeNode(Thread thread) {
+        return thread != null && JdkAccess.schedulerOf(thread) instanceof NodeExecutor executor ? executor.node : -1;
+    }
+
+    /**
+     * Returns the node of the {@code NumaScheduler} carrier that the calling thread is running on, or -1 if it is
+     * not running on one. Equal to {@code homeNode(Thread.currentThread())} in a thread of a scheduler without
+     * cross-node stealing.
+     */
+    public static int currentCarrierNode() {
+        return JdkAccess.currentCarrier() instanceof Carrier carrier ? carrier.home.node : -1;
+    }
+
+    /**
+     * Describes where the carriers run, node by node: the CPUs each node's carriers are pinned to, or why they run
+     * unpinned.
+     */
+    public String placement() {
+        StringBuilder sb = new StringBuilder();
+        for (NodeExecutor executor : nodes) {
+            Carrier[] carriers = executor.carriers;
+            String failure = null;
+            for (Carrier c : carriers) {
+                failure = failure != null ? failure : c.pinFailure();
+            }
+            sb.append(sb.isEmpty() ? "" : "; ").append("node ").append(executor.node).append(": ")
+                    .append(carriers.length).append(carriers.length == 1 ? " carrier" : " carriers")
+                    .append(failure == null ? " pinned to cpus " + Arrays.toString(carriers[0].cpus())
+                            : " on cpus " + Arrays.toString(carriers[0].cpus()) + ", not pinned (" + failure + ")");
+        }
+        return sb.toString();
+    }
+
+    /** Whether every carrier is pinned to its node's CPUs (see {@link #placement()} for why not). */
+    public boolean pinned() {
+        for (NodeExecutor executor : nodes) {
+            for (Carrier c : executor.carriers) {
+                if (c.pinFailure() != null) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Returns the number of carrier stalls seen so far, if the scheduler was built with
+     * {@link Builder#stallDetection(Duration) stall detection}; otherwise 0.
+     */
+    public long stalls() {
+        return stalls.sum();
+    }
+
+    /** Returns the number of spare carriers started so far ({@link Builder#spareCarriers(boolean)}). */
+    public long sparesStarted() {
+        return sparesStarted.sum();
+    }
+
+    /** The spare carriers running now, for tests. */
+    int liveSpares() {
+        return liveSpares.size();
+    }
+
+    /** A spare's thread is ending. */
+    void spareExited(Carrier spare) {
+        liveSpares.remove(spare);
+    }
+
+    private void startSpare(NodeExecutor executor) {
+        Carrier spare = new Carrier(executor, name + "-node" + executor.node + "-spare" + spareSequence.incrementAndGet(),
+                executor.carriers[0].cpus(), -1, true, spareIdleNanos, null);
+        if (executor.addSpare(spare)) {
+            liveSpares.add(spare);
+            sparesStarted.increment();
+            spare.start();
+        }
+    }
+
+    /** The watcher's loop: reports each mount that has held its carrier past the threshold while others wait. */
+    private void watch(long thresholdNanos) {
+        long period = Math.max(1_000_000L, thresholdNanos / 2);
+        while (!watcherStop) {
+            LockSupport.parkNanos(this, period);
+            long now = System.nanoTime();
+            for (NodeExecutor executor : nodes) {
+                if (executor.queue.isEmpty()) {
+                    continue;
+                }
+                boolean allStalled = true;
+                for (Carrier c : executor.carriers) {
+                    long mount = c.mounts();
+                    long start = c.mountStart();
+                    if (start == 0 || now - start < thresholdNanos || mount != c.mounts()) {
+                        allStalled = false;
+                        continue;
+                    }
+                    if (mount == c.reportedMount) {
+                        continue;
+                    }
+                    c.reportedMount = mount;
+                    stalls.increment();
+                    CarrierStallEvent event = new CarrierStallEvent();
+                    if (event.isEnabled()) {
+                        event.scheduler = name;
+                        event.carrier = c;
+                        event.node = executor.node;
+                        event.heldFor = now - start;
+                        event.queued = executor.queue.size();
+                        event.commit();
+                    }
+                }
+                if (spares && allStalled && executor.spare == null && !executor.terminated) {
+                    startSpare(executor);
+                }
+            }
+        }
+    }
+
+    /** The carriers of {@code node}, for tests. */
+    List<Thread> carriers(int node) {
+        return List.of(nodes[node].carriers);
+    }
+
+    /** A mount task of another node for an idle carrier of {@code thief}'s node, or null. */
+    Runnable steal(NodeExecutor thief) {
+        for (int i = 1; i < nodes.length; i++) {
+            Runnable task = nodes[(thief.node + i) % nodes.length].queue.poll();
+            if (task != null) {
+                return task;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Runs a mount that arrives after the carriers have stopped: that of a thread created inside one of ours with
+     * the JDK's builders and still alive after {@link #close()}, or the first mount of a thread started after it.
+     * It runs on a temporary platform thread, unpinned, so that no waker ever gets an exception from
+     * {@code execute} (one would escape from {@code LockSupport.unpark}, for example in a lock's release).
+     */
+    void runAfterTermination(Runnable task) {
+        Thread.ofPlatform().daemon(true).name(name + "-after-close").start(task);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Shutdown
+
+    /**
+     * Shuts the scheduler down and waits until it has:
+     * <ol>
+     * <li>From now on the factories return null and {@link #newThreadPerTaskExecutor()}'s executors reject tasks.
+     *     A thread of the factories that is started from now on does not run its task: it terminates at once, and
+     *     its uncaught-exception handler receives a {@link RejectedExecutionException}.
+     * <li>It waits for every virtual thread of the factories that has started to run its task: running, parked or
+     *     sleeping threads are neither interrupted nor abandoned; they run to completion on their carriers. If the
+     *     thread calling {@code close()} is interrupted while waiting, every such thread is interrupted (once) and
+     *     the wait goes on; the caller's interrupt status is set again on return.
+     * <li>It stops the carriers: each finishes its queue and exits, and {@code close()} waits for them.
+     * </ol>
+     * Virtual threads created inside ours with the JDK's builders are not waited for; a mount of one that comes
+     * after the carriers stopped runs on a temporary, unpinned platform thread. Calling {@code close()} again, or
+     * from another thread at the same time, waits for the same shutdown and returns.
+     *
+     * @throws IllegalStateException if called from a thread running on this scheduler's carriers, which would wait
+     *         for itself
+     */
+    @Override
+    public void close() {
+        if (JdkAccess.currentCarrier() instanceof Carrier c && c.home.scheduler == this) {
+            throw new IllegalStateException("close() called from a thread running on " + name + "'s carriers would wait for itself");
+        }
+        boolean interrupted = false;
+        synchronized (closeLock) {
+            if (closed) {
+                return;
+            }
+            closing = true;
+            boolean interruptedThreads = false;
+            while (!live.isEmpty()) {
+                for (Thread t : live) {
+                    try {
+                        t.join();
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                        if (!interruptedThreads) {
+                            interruptedThreads = true;
+                            for (Thread u : live) {
+                                u.interrupt();
+                            }
+                        }
+                    }
+                }
+            }
+            for (NodeExecutor executor : nodes) {
+                executor.terminate();
+            }
+            for (NodeExecutor executor : nodes) {
+                for (Carrier c : executor.carriers) {
+                    for (;;) {
+                        try {
+                            c.join();
+                            break;
+                        } catch (InterruptedException e) {
+                            interrupted = true;
+                        }
+                    }
+                }
+            }
+            if (watcher != null) {
+                watcherStop = true;
+                LockSupport.unpark(watcher);
+                interrupted |= joinUninterruptibly(watcher);
+            }
+            // No spare starts from now on; each one left drains its terminated node and exits.
+            while (!liveSpares.isEmpty()) {
+                for (Carrier spare : liveSpares) {
+                    spare.wake();
+                    interrupted |= joinUninterruptibly(spare);
+                }
+            }
+            closed = true;
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Joins {@code t}; returns whether the caller was interrupted meanwhile (its status is left clear). */
+    private static boolean joinUninterruptibly(Thread t) {
+        boolean interrupted = false;
+        for (;;) {
+            try {
+                t.join();
+                return interrupted;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+    }
+
+    /** Whether {@link #close()} has completed. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public String toString() {
+        return name + "[" + nodes.length + " nodes, " + placement() + (closed ? ", closed" : closing ? ", closing" : "") + "]";
+    }
+}
