@@ -5,6 +5,9 @@ import io.numaloom.topology.Topology;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -15,7 +18,13 @@ import java.util.function.IntSupplier;
 /**
  * A reentrant mutual-exclusion {@link Lock} for virtual and platform threads, built for NUMA
  * machines: a drop-in replacement for {@link java.util.concurrent.locks.ReentrantLock} in its
- * default (non-fair) mode.
+ * default (non-fair) mode wherever the lock is typed as {@link Lock}. It is not a subclass of
+ * {@code ReentrantLock} (it would carry that class's private queue, unused) and not
+ * {@code Serializable} (keep it in a {@code transient} field and create a new one on reading, which is
+ * what a deserialized {@code ReentrantLock} is: unlocked, without waiters); it has
+ * {@code ReentrantLock}'s monitoring methods ({@link #getHoldCount()}, {@link #isLocked()},
+ * {@link #isFair()}, {@link #hasQueuedThreads()}, {@link #hasQueuedThread(Thread)},
+ * {@link #getQueueLength()}, {@link #getQueuedThreads()}, {@link #hasWaiters(Condition)}, ...).
  *
  * <pre>{@code
  * Lock lock = new VnaLock();          // one waiting queue per NUMA node
@@ -526,6 +535,36 @@ public class VnaLock extends ConditionLock implements Lock {
     /** Whether some thread may be waiting to acquire this lock; a snapshot for monitoring. */
     public boolean hasQueuedThreads() {
         return getQueueLength() > 0;
+    }
+
+    /**
+     * Whether {@code thread} is waiting to acquire this lock; a snapshot for monitoring, not for
+     * synchronization. A thread blocked in {@code lock()}, {@code lockInterruptibly()} or a timed
+     * {@code tryLock} is reported once it has queued (within about a microsecond of finding the lock
+     * held); one that acquired the lock, timed out or was interrupted is not. As with
+     * {@code ReentrantLock}, the answer may be out of date as soon as it is returned.
+     *
+     * @throws NullPointerException if {@code thread} is null
+     */
+    public final boolean hasQueuedThread(Thread thread) {
+        Objects.requireNonNull(thread, "thread");
+        Waiters w = (Waiters) WAITERS.getVolatile(this);
+        return w != null && w.queuedThreads().contains(thread);
+    }
+
+    /**
+     * The threads waiting to acquire this lock, queue by queue, each in its queue's order; a snapshot for
+     * monitoring (which threads are reported: see {@link #hasQueuedThread(Thread)}). It may miss a thread
+     * that is just queuing or being handed the front of its queue, as {@code ReentrantLock}'s does.
+     */
+    protected Collection<Thread> getQueuedThreads() {
+        Waiters w = (Waiters) WAITERS.getVolatile(this);
+        return w == null ? List.of() : w.queuedThreads();
+    }
+
+    /** Always false: this lock lets newcomers barge, as a non-fair {@code ReentrantLock} does, within a bound in time. */
+    public final boolean isFair() {
+        return false;
     }
 
     /**
@@ -1557,6 +1596,34 @@ public class VnaLock extends ConditionLock implements Lock {
                 QNode.NEXT.setVolatile(pred, q);
             }
             return pred;
+        }
+
+        /** At most this many nodes are walked per queue: nodes are reused, so a walk could chase new arrivals. */
+        private static final int MAX_WALK = 1 << 16;
+
+        /**
+         * The threads of the nodes queued and still waiting, queue by queue from the candidate along the
+         * MCS links (a snapshot: nodes that acquire, cancel or queue meanwhile may be seen or missed).
+         */
+        List<Thread> queuedThreads() {
+            List<Thread> threads = new ArrayList<>();
+            for (int n = 0; n < queueCount; n++) {
+                QNode c = (QNode) SLOTS.getVolatile(slots, candidateIndex(n));
+                // Between two candidates the slot is briefly empty while the queue is not: look again.
+                for (int tries = 0; c == null && tries < 64 && SLOTS.getVolatile(slots, tailIndex(n)) != null; tries++) {
+                    Thread.onSpinWait();
+                    c = (QNode) SLOTS.getVolatile(slots, candidateIndex(n));
+                }
+                for (int steps = 0; c != null && steps < MAX_WALK; steps++) {
+                    int status = (int) QNode.STATUS.getVolatile(c);
+                    if (QNode.QUEUED_IN.getVolatile(c) == this && (status == QNode.WAITING || status == QNode.CANDIDATE)
+                            && !threads.contains(c.thread)) {
+                        threads.add(c.thread);
+                    }
+                    c = (QNode) QNode.NEXT.getVolatile(c);
+                }
+            }
+            return threads;
         }
 
         void setCandidate(int n, QNode q) {

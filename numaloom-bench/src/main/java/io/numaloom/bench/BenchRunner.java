@@ -23,6 +23,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
@@ -82,8 +84,21 @@ public final class BenchRunner {
     private final boolean resume;
     private final PointExecutor executor;
     private final Listener listener;
-    /** Set while this runner holds the directory's lock and measures: what {@link #abandon()} cleans up. */
-    private volatile boolean measuring;
+    /**
+     * {@link #NEW}, {@link #RUNNING} (this runner holds the directory's lock), {@link #CUT_SHORT} (the run
+     * ended, or is ending, because of {@link #stop()}) or {@link #ENDED} (it ended on its own, or never
+     * started): what {@link #abandon()} reports and cleans up, whatever the order in which the stop, the
+     * end of the run and the shutdown hook come.
+     */
+    private final AtomicInteger state = new AtomicInteger(NEW);
+    private static final int NEW = 0;
+    private static final int RUNNING = 1;
+    private static final int CUT_SHORT = 2;
+    private static final int ENDED = 3;
+    /** Set by the one {@link #abandon()} that reports. */
+    private final AtomicBoolean reported = new AtomicBoolean();
+    /** Whether the last {@link #run()} found every point measured and the run finished, and wrote nothing. */
+    private volatile boolean nothingToResume;
     /** Counted down by {@link #stop()}: no point starts or is recorded after it. */
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     /** Counted down when {@link #run()} has let go of the directory. */
@@ -127,23 +142,50 @@ public final class BenchRunner {
      *         is writing it
      */
     public List<PointResult> run() throws IOException, InterruptedException {
-        Files.createDirectories(out);
-        try (FileChannel channel = FileChannel.open(out.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-             FileLock lock = tryLock(channel)) {
-            if (lock == null) {
-                throw new IllegalStateException("another ./numaloom bench is writing " + out
-                        + "; wait for it to finish, or choose another --out");
+        boolean locked = false;
+        try {
+            if (stopped()) {
+                return List.of(); // stopped before it started: the JVM is going away
             }
-            try {
-                measuring = true;
-                return runLocked();
-            } finally {
-                measuring = false;
-                Files.deleteIfExists(out.resolve(LOCK_FILE));
+            Files.createDirectories(out);
+            try (FileChannel channel = FileChannel.open(out.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                 FileLock lock = tryLock(channel)) {
+                if (lock == null) {
+                    throw new IllegalStateException("another ./numaloom bench is writing " + out
+                            + "; wait for it to finish, or choose another --out");
+                }
+                // A stop that came before this point finds NEW and the run does not start.
+                if (!state.compareAndSet(NEW, RUNNING)) {
+                    return List.of();
+                }
+                locked = true;
+                try {
+                    return runLocked();
+                } finally {
+                    Files.deleteIfExists(out.resolve(LOCK_FILE));
+                }
             }
         } finally {
+            if (locked) {
+                state.set(stopped() ? CUT_SHORT : ENDED);
+            } else {
+                state.compareAndSet(NEW, ENDED);
+            }
             runEnded.countDown();
         }
+    }
+
+    /**
+     * Whether the last {@link #run()}, a resumed one, found every point measured and the run finished,
+     * and so wrote nothing (not even {@code machine.json}, {@code run.json} or the report).
+     */
+    public boolean nothingToResume() {
+        return nothingToResume;
+    }
+
+    /** Whether the run ended, or is ending, because of {@link #stop()}, with points left to measure. */
+    public boolean cutShort() {
+        return state.get() == CUT_SHORT || state.get() == RUNNING && stopped();
     }
 
     /** Asks the run to end between points (from any thread); the point in progress is not recorded. */
@@ -162,20 +204,26 @@ public final class BenchRunner {
      * progress to end, writes the report of the points done, removes the point's work and the directory's
      * lock file.
      *
+     * <p>It reports whether the run is still measuring or has already ended because of the stop (the
+     * measured JVM, which Ctrl-C reaches too, can die and the run end before the hook gets here), once.
+     *
      * @return what the user needs to know (points done, the command that continues the run), or null if
-     *         no run was in progress
+     *         no run was in progress, the run ended on its own, or another call reported
      */
     public String abandon() {
-        if (!measuring) {
-            return null;
-        }
         stop();
+        if (state.compareAndSet(NEW, ENDED) || state.get() == ENDED) {
+            return null; // never started (and now never will), or ended on its own
+        }
         try {
             if (!runEnded.await(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
                 listener.notice("the point in progress did not end within " + STOP_WAIT.toSeconds() + " s; cleaning up anyway");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (state.get() == ENDED || !reported.compareAndSet(false, true)) {
+            return null; // it ended on its own just before the stop, or another call reported
         }
         long done = 0;
         try {
@@ -205,6 +253,12 @@ public final class BenchRunner {
                     + "or choose another --out");
         }
         Instant firstStarted = resume ? checkSameConfiguration() : null;
+        if (resume && finishedWithEveryPointMeasured()) {
+            nothingToResume = true; // read only: ResultStore.open would rewrite results.csv
+            List<PointResult> rows = ResultStore.load(out);
+            return points(config).stream()
+                    .flatMap(p -> rows.stream().filter(r -> r.key().equals(p.key())).limit(1)).toList();
+        }
         Files.writeString(out.resolve(CONFIG_FILE), config.effective().toPrettyString() + "\n");
         MachineStalls stalls = executor.probeStalls();
         if (stalls != null) {
@@ -261,6 +315,23 @@ public final class BenchRunner {
         deleteRecursively(out.resolve("work")); // each point removed its own; what is left is the class caches
         renderReport();
         return doneRows(points, store);
+    }
+
+    /** Whether {@code run.json} says the run finished and every point has an {@code ok} row of its bench. */
+    private boolean finishedWithEveryPointMeasured() throws IOException {
+        Path run = out.resolve(RUN_FILE);
+        if (!Files.exists(run) || !JSON.readTree(run.toFile()).hasNonNull("finished")) {
+            return false;
+        }
+        Map<String, PointResult> rows = new LinkedHashMap<>();
+        ResultStore.load(out).forEach(r -> rows.put(r.key(), r));
+        for (Point p : points(config)) {
+            PointResult r = rows.get(p.key());
+            if (r == null || !r.ok() || !r.fingerprint().equals(p.bench().fingerprint())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static List<PointResult> doneRows(List<Point> points, ResultStore store) {

@@ -8,7 +8,9 @@ import java.util.Optional;
  * "Did you mean": the known name closest to a mistyped one. A candidate matches when it equals the input
  * ignoring case, when one is a prefix of the other ignoring case ({@code VnaLock} for {@code VNA}), or
  * when their edit distance (Damerau: a swap of two neighbours counts once, so {@code bnech} is one edit
- * from {@code bench}) is at most a third of the input's length, and at least 1.
+ * from {@code bench}) is at most a third of the input's length, and at least 1. Of several prefixes, or
+ * of a prefix and a near miss, the one with the fewest edits wins: {@code thread} suggests {@code threads},
+ * not {@code threadType}; on a tie, a name the input begins wins.
  */
 public final class Suggest {
     private Suggest() {}
@@ -18,14 +20,22 @@ public final class Suggest {
         String in = input.toLowerCase(Locale.ROOT);
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
+        int bestEdits = Integer.MAX_VALUE;
+        boolean bestCompletes = false;
         for (String c : candidates) {
             String cand = c.toLowerCase(Locale.ROOT);
+            int edits = distance(in, cand);
+            // A prefix counts as one edit for whether it is close enough, however long the rest.
             int d = cand.equals(in) ? 0
                     : !in.isEmpty() && (cand.startsWith(in) || in.startsWith(cand)) ? 1
-                    : distance(in, cand);
-            if (d < bestDistance) {
+                    : edits;
+            // On a tie, a candidate that the input begins (VNA_2 of VNA_2_Q) wins over one that begins the input.
+            boolean completes = cand.startsWith(in);
+            if (d < bestDistance || d == bestDistance && (edits < bestEdits || edits == bestEdits && completes && !bestCompletes)) {
                 best = c;
                 bestDistance = d;
+                bestEdits = edits;
+                bestCompletes = completes;
             }
         }
         return bestDistance <= Math.max(1, input.length() / 3) ? Optional.ofNullable(best) : Optional.empty();

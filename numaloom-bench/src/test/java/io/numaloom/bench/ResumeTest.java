@@ -173,6 +173,57 @@ class ResumeTest {
         assertTrue(Files.notExists(out.resolve(BenchRunner.LOCK_FILE)), "a finished run leaves no lock file");
     }
 
+    /**
+     * Ctrl-C in a resumed run, in the order that printed nothing one time in five: the hook stops the run
+     * (its first step), the measured JVM dies of the same signal, and the run ends before the hook, slowed by
+     * ending the measured JVMs, asks the runner what to say. The hook still says how to continue, once.
+     */
+    @Test
+    void aStoppedResumedRunThatEndedBeforeTheHookAskedStillSaysHowToContinue(@TempDir Path out) throws Exception {
+        BenchConfig config = config();
+        assertThrows(FakeExecutor.Killed.class, () -> new BenchRunner(config, out, false, new FakeExecutor(3, Set.of()), SILENT).run());
+        FakeExecutor fake = new FakeExecutor();
+        BenchRunner[] runner = new BenchRunner[1];
+        PointExecutor ctrlCInTheSecond = (point, work, log) -> {
+            if (fake.asked.size() < 1) {
+                return fake.measure(point, work, log);
+            }
+            runner[0].stop(); // the hook's first step
+            throw new PointExecutor.PointFailedException("the measured JVM exited with code 130", null);
+        };
+        runner[0] = new BenchRunner(config, out, true, ctrlCInTheSecond, SILENT, Duration.ofSeconds(60));
+        List<PointResult> rows = runner[0].run();
+        assertTrue(runner[0].cutShort());
+        assertEquals(4, rows.size(), "3 points of the first run, 1 of the resumed one: " + rows);
+
+        String said = runner[0].abandon(); // the hook, after run() let go of the directory
+        assertTrue(said != null && said.startsWith("stopped with 4 of 8 points measured"), said);
+        assertTrue(said.contains("continue with: ./numaloom bench --resume --out " + out), said);
+        assertTrue(Files.exists(out.resolve("index.html")), "the report of the points done was written");
+        assertTrue(Files.notExists(out.resolve("work")) && Files.notExists(out.resolve(BenchRunner.LOCK_FILE)));
+        assertEquals(null, runner[0].abandon(), "said once");
+    }
+
+    /** A stop before the run started (Ctrl-C while the configuration was read) has nothing to say, and no run starts. */
+    @Test
+    void aRunStoppedBeforeItStartedMeasuresNothing(@TempDir Path out) throws Exception {
+        FakeExecutor fake = new FakeExecutor();
+        BenchRunner runner = new BenchRunner(config(), out, false, fake, SILENT);
+        assertEquals(null, runner.abandon());
+        assertEquals(List.of(), runner.run());
+        assertEquals(List.of(), fake.asked);
+        assertTrue(Files.notExists(out.resolve(BenchRunner.CONFIG_FILE)));
+    }
+
+    /** A run that ended on its own before a late stop: nothing to say, and the run is not cut short. */
+    @Test
+    void aStopAfterTheRunEndedOnItsOwnSaysNothing(@TempDir Path out) throws Exception {
+        BenchRunner runner = new BenchRunner(config(), out, false, new FakeExecutor(), SILENT);
+        assertEquals(8, runner.run().size());
+        assertEquals(null, runner.abandon());
+        assertTrue(!runner.cutShort());
+    }
+
     private static void sleepQuietly() {
         try {
             Thread.sleep(1);

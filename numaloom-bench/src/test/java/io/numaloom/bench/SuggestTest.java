@@ -20,6 +20,23 @@ class SuggestTest {
         assertEquals(Optional.of("SHFL"), Suggest.closest("SHFLE", Mutex.names()));
     }
 
+    /** Of two candidates the input is a prefix of, the one that needs the fewest edits wins. */
+    @Test
+    void theNearestOfSeveralPrefixesWins() {
+        List<String> fields = List.of("threadType", "threads", "warmupIterations", "measurementIterations", "forks",
+                "pinCarriers", "topology");
+        assertEquals(Optional.of("threads"), Suggest.closest("thread", fields));
+        assertEquals(Optional.of("threads"), Suggest.closest("Thread", fields));
+        assertEquals(Optional.of("threadType"), Suggest.closest("threadtyp", fields));
+        assertEquals(Optional.of("threadType"), Suggest.closest("threadTyp", fields));
+        assertEquals(Optional.of("threads"), Suggest.closest("thraeds", fields));
+        assertEquals(Optional.of("forks"), Suggest.closest("fork", fields));
+        assertEquals(Optional.of("warmupIterations"), Suggest.closest("warmup", fields));
+        assertEquals(Optional.of("topology"), Suggest.closest("topo", fields));
+        assertEquals(Optional.of("VNA"), Suggest.closest("VNA_", Mutex.names()));
+        assertEquals(Optional.of("VNA_2_Q"), Suggest.closest("VNA_2", Mutex.names()));
+    }
+
     @Test
     void nothingCloseMeansNoSuggestion() {
         assertEquals(Optional.empty(), Suggest.closest("frobnicate", COMMANDS));

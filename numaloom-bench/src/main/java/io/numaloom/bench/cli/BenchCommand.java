@@ -37,16 +37,18 @@ final class BenchCommand {
     private final PrintStream out;
     private final PrintStream err;
     private final PointExecutor executor;
+    private final Path resultsRoot;
 
     BenchCommand(PrintStream out, PrintStream err) {
-        this(out, err, null);
+        this(out, err, null, RESULTS_ROOT);
     }
 
-    /** With another executor (tests); null for JMH. */
-    BenchCommand(PrintStream out, PrintStream err, PointExecutor executor) {
+    /** With another executor (tests; null for JMH) and another folder of runs than {@code results/}. */
+    BenchCommand(PrintStream out, PrintStream err, PointExecutor executor, Path resultsRoot) {
         this.out = out;
         this.err = err;
         this.executor = executor;
+        this.resultsRoot = resultsRoot;
     }
 
     /** The parsed command line. */
@@ -102,7 +104,7 @@ final class BenchCommand {
         }
         List<Point> points = BenchRunner.points(config);
         if (args.dryRun()) {
-            out.println(config.source() + ": valid, " + points.size() + " points; " + estimate(points, RESULTS_ROOT));
+            out.println(config.source() + ": valid, " + points.size() + " points; " + estimate(points, resultsRoot));
             for (Point p : points) {
                 out.println("  " + p.key());
             }
@@ -144,7 +146,12 @@ final class BenchCommand {
                 // The hook runs anyway.
             }
         }
-        if (runner.stopped()) {
+        if (runner.nothingToResume()) {
+            out.println("numaloom bench: nothing to resume: the run in " + outDir + " finished with all its " + rows.size()
+                    + " points measured; it was left as it was. Report: " + outDir.resolve(Report.INDEX));
+            return Main.OK;
+        }
+        if (runner.cutShort()) {
             return Main.STOPPED; // the shutdown hook reports and cleans up
         }
         out.println();
@@ -212,23 +219,35 @@ final class BenchCommand {
         return config;
     }
 
-    private static Path outDir(Args args) throws IOException {
+    /**
+     * The results directory; with {@code --resume}, one that holds a run (its {@code config.json}), else a
+     * usage error: resuming starts no new run.
+     */
+    private Path outDir(Args args) throws IOException {
+        if (args.resume()) {
+            if (args.out() == null) {
+                return latestRun(resultsRoot).orElseThrow(() -> new Main.UsageException(
+                        "nothing to resume: --resume without --out continues the latest run under " + resultsRoot
+                                + "/, but there is none; leave out --resume to start a run"));
+            }
+            if (!Files.exists(args.out().resolve(BenchRunner.CONFIG_FILE))) {
+                throw new Main.UsageException("nothing to resume: there is no run in " + args.out() + " (no "
+                        + BenchRunner.CONFIG_FILE + "); leave out --resume to start a run there");
+            }
+            return args.out();
+        }
         if (args.out() != null) {
             return args.out();
         }
-        if (args.resume()) {
-            return latestRun().orElseThrow(() -> new IOException(
-                    "--resume without --out continues the latest run under " + RESULTS_ROOT + "/, but there is none"));
-        }
-        return RESULTS_ROOT.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        return resultsRoot.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
     }
 
-    /** The latest run directory under results/ (names are timestamps, so the greatest name). */
-    static Optional<Path> latestRun() throws IOException {
-        if (!Files.isDirectory(RESULTS_ROOT)) {
+    /** The latest run directory under {@code resultsRoot} (names are timestamps, so the greatest name). */
+    static Optional<Path> latestRun(Path resultsRoot) throws IOException {
+        if (!Files.isDirectory(resultsRoot)) {
             return Optional.empty();
         }
-        try (Stream<Path> dirs = Files.list(RESULTS_ROOT)) {
+        try (Stream<Path> dirs = Files.list(resultsRoot)) {
             return dirs.filter(d -> Files.exists(d.resolve(BenchRunner.CONFIG_FILE)))
                     .max(Comparator.comparing(d -> d.getFileName().toString()));
         }
@@ -259,11 +278,13 @@ final class BenchCommand {
                   --out DIR      the results directory
                   --resume       continue a run that was cut short: points with a result in DIR are skipped
                                  (without --out: the latest run under results/; without --config: the
-                                 configuration that run started with)
+                                 configuration that run started with). No run there: status 2, nothing
+                                 written; a run that finished with every point measured is left as it was
                   --dry-run      validate the configuration and list its points, with the time they took
                                  in earlier runs under results/ if they all ran before; run nothing
 
-                Exit status: 0 all points measured; 2 bad usage or configuration; 3 some points failed
+                Exit status: 0 all points measured; 2 bad usage or configuration (--resume where there is
+                no run); 3 some points failed
                 (the reason is in their row); 1 other errors; 130 stopped by Ctrl-C (the points done are
                 kept and reported; the message says how to continue).
 

@@ -66,6 +66,8 @@ final class JmhCommand {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {
+        // JMH knows -h only; --help, as every other command takes it, is JMH's -h here.
+        args = java.util.Arrays.stream(args).map(a -> a.equals("--help") ? "-h" : a).toArray(String[]::new);
         CommandLineOptions cmd;
         try {
             cmd = new CommandLineOptions(args);

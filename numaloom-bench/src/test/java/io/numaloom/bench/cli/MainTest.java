@@ -40,6 +40,89 @@ class MainTest {
         assertEquals(0, jmh.status());
         assertTrue(jmh.out().contains("UncontendedLockUnlock"));
         assertTrue(jmh.out().contains("-prof <profiler>"), "JMH's own options are printed where the command prints");
+        Result jmhLong = main("jmh", "--help");
+        assertEquals(0, jmhLong.status(), jmhLong.err());
+        assertTrue(jmhLong.out().startsWith("Usage: ./numaloom jmh"), jmhLong.out());
+        assertTrue(jmhLong.out().contains("-prof <profiler>"), jmhLong.out());
+        assertTrue(jmhLong.err().isEmpty(), jmhLong.err());
+    }
+
+    /** BenchCommand with a folder of runs of its own and an executor that fails the test if it is used. */
+    static Result bench(Path resultsRoot, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        io.numaloom.bench.PointExecutor untouchable = new io.numaloom.bench.PointExecutor() {
+            @Override public Measurement measure(io.numaloom.bench.Point point, Path work, Path log) {
+                throw new AssertionError("measured " + point.key());
+            }
+            @Override public io.numaloom.bench.MachineStalls probeStalls() {
+                throw new AssertionError("probed the machine");
+            }
+        };
+        PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8);
+        int status;
+        try {
+            status = new BenchCommand(new PrintStream(out, true, StandardCharsets.UTF_8), errStream, untouchable, resultsRoot).run(args);
+        } catch (Main.UsageException e) { // as Main reports it
+            errStream.println("numaloom bench: " + e.getMessage());
+            status = Main.USAGE;
+        }
+        return new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /** Every file of a folder with its size, a hash of its bytes and its modification time. */
+    static java.util.Map<Path, String> snapshot(Path dir) throws java.io.IOException {
+        java.util.Map<Path, String> files = new java.util.TreeMap<>();
+        try (var walk = Files.walk(dir)) {
+            for (Path p : walk.toList()) {
+                files.put(dir.relativize(p), Files.isDirectory(p) ? "dir"
+                        : Files.getLastModifiedTime(p) + " " + java.util.Arrays.hashCode(Files.readAllBytes(p)) + " " + Files.size(p));
+            }
+        }
+        return files;
+    }
+
+    static final io.numaloom.bench.PointExecutor INSTANT = (point, work, log) -> new io.numaloom.bench.PointExecutor.Measurement(
+            java.util.List.of(java.util.List.of(1.0, 1.0)), java.util.List.of(new io.numaloom.bench.ForkReport(1, 100, java.util.List.of(1.0),
+            java.util.List.of(1.0), null, 0, 0, "p", "c", "2 cpus, 1 nodes; test", null, null, null, null)));
+
+    @Test
+    void resumingAFinishedRunSaysSoAndLeavesItsFolderAsItWas(@TempDir Path results) throws Exception {
+        io.numaloom.bench.BenchConfig config = io.numaloom.bench.ConfigReader.parse("""
+                { "benches": [ { "name": "consumeCpu", "id": "c", "payload": { "threads": [1, 2],
+                  "locks": [ { "name": "VNA" } ] } } ] }""", "c.json", 2, io.numaloom.bench.Mutex.names());
+        Path run = results.resolve("20260101-000000");
+        new io.numaloom.bench.BenchRunner(config, run, false, INSTANT, SILENT).run();
+        assertTrue(Files.exists(run.resolve("index.html")) && Files.exists(run.resolve("machine.json")));
+        var before = snapshot(run);
+        Thread.sleep(20); // a rewrite would show in the modification times
+
+        for (String[] args : new String[][] {{"--resume", "--out", run.toString()}, {"--resume"}}) {
+            Result r = bench(results, args);
+            assertEquals(0, r.status(), r.err());
+            assertTrue(r.out().contains("nothing to resume") && r.out().contains("2 points measured"), r.out());
+            assertEquals(before, snapshot(run), "nothing in the folder changed");
+        }
+    }
+
+    @Test
+    void resumingWhereThereIsNoRunIsAUsageErrorAndWritesNothing(@TempDir Path dir) throws Exception {
+        Path empty = Files.createDirectories(dir.resolve("empty"));
+        Result r = main("bench", "--resume", "--out", empty.toString());
+        assertEquals(2, r.status(), r.err());
+        assertTrue(r.err().contains("there is no run in " + empty), r.err());
+        try (var files = Files.list(empty)) {
+            assertEquals(0, files.count(), "no fresh run was started there");
+        }
+        Path missing = dir.resolve("missing");
+        Result m = main("bench", "--resume", "--out", missing.toString());
+        assertEquals(2, m.status(), m.err());
+        assertTrue(!Files.exists(missing));
+
+        Result latest = bench(dir.resolve("no-results"), "--resume");
+        assertEquals(2, latest.status(), "the help reserves 2 for bad usage: " + latest.err());
+        assertTrue(latest.err().contains("nothing to resume"), latest.err());
+        assertTrue(!Files.exists(dir.resolve("no-results")));
     }
 
     @Test
@@ -66,6 +149,13 @@ class MainTest {
         assertEquals(2, r.status());
         assertTrue(r.err().contains("unknown lock 'VnaLock' (did you mean 'VNA'?); known: VNA"), r.err());
         assertTrue(r.err().contains("benches[0].payload.forkz: unknown field (did you mean 'forks'?)"), r.err());
+
+        Files.writeString(config, """
+                { "benches": [ { "name": "consumeCpu", "payload": { "thread": [1, 2], "locks": [ { "name": "VNA" } ] } } ] }
+                """);
+        Result thread = main("bench", "--config", config.toString(), "--dry-run");
+        assertEquals(2, thread.status());
+        assertTrue(thread.err().contains("benches[0].payload.thread: unknown field (did you mean 'threads'?)"), thread.err());
     }
 
     @Test
