@@ -207,18 +207,27 @@ public final class KeyedLock<K> {
         }
     }
 
-    /** A keyed lock whose keys wait in one queue per socket, as {@link VnaLock#perSocket()}. */
+    /**
+     * {@return a keyed lock whose keys wait in one queue per socket, as {@link VnaLock#perSocket()}}
+     *
+     * @param <K> the type of the keys
+     */
     public static <K> KeyedLock<K> perSocket() {
         return new KeyedLock<>(VnaLock.PER_SOCKET, null, DEFAULT_IDLE_KEYS, true);
     }
 
-    /** A keyed lock whose keys wait in the queues {@code placement} chooses, as {@link VnaLock#withPlacement}. */
+    /**
+     * {@return a keyed lock whose keys wait in the queues {@code placement} chooses, as {@link VnaLock#withPlacement}}
+     *
+     * @param <K> the type of the keys
+     * @param placement chooses the queue of each waiting thread
+     */
     public static <K> KeyedLock<K> withPlacement(QueuePlacement placement) {
         return new KeyedLock<>(VnaLock.CUSTOM, VnaLock.checkPlacement(placement), DEFAULT_IDLE_KEYS, true);
     }
 
     /**
-     * A builder for a keyed lock with other settings than the defaults:
+     * {@return a builder for a keyed lock with other settings than the defaults}
      * {@code KeyedLock<String> locks = KeyedLock.builder().idleKeys(16_384).build();}
      */
     public static Builder builder() {
@@ -240,20 +249,32 @@ public final class KeyedLock<K> {
          * within {@link #idleKeys(int)}, until {@link KeyedLock#releaseIdleKeys()} or a bind over the
          * budget takes them: for a model checker that must see every thread, or code that releases
          * them itself.
+         *
+         * @param on whether idle keys are released in the background
+         * @return this builder
          */
         public Builder releaseIdleKeysInBackground(boolean on) {
             this.backgroundRelease = on;
             return this;
         }
 
-        /** Keys wait in one queue per socket, as {@link VnaLock#perSocket()} (default: per NUMA node). */
+        /**
+         * Keys wait in one queue per socket, as {@link VnaLock#perSocket()} (default: per NUMA node).
+         *
+         * @return this builder
+         */
         public Builder perSocket() {
             mode = VnaLock.PER_SOCKET;
             placement = null;
             return this;
         }
 
-        /** Keys wait in the queues {@code placement} chooses, as {@link VnaLock#withPlacement}. */
+        /**
+         * Keys wait in the queues {@code placement} chooses, as {@link VnaLock#withPlacement}.
+         *
+         * @param placement chooses the queue of each waiting thread
+         * @return this builder
+         */
         public Builder placement(QueuePlacement placement) {
             this.placement = VnaLock.checkPlacement(placement);
             mode = VnaLock.CUSTOM;
@@ -269,6 +290,8 @@ public final class KeyedLock<K> {
          * {@link KeyedLock#IDLE_SWEEP_MILLIS} ms of going idle. 0 releases idle keys as soon as
          * another key is bound.
          *
+         * @param idleKeys the most idle keys kept bound, 0 or more
+         * @return this builder
          * @throws IllegalArgumentException if {@code idleKeys} is negative
          */
         public Builder idleKeys(int idleKeys) {
@@ -280,8 +303,9 @@ public final class KeyedLock<K> {
         }
 
         /**
-         * A new keyed lock with these settings.
+         * {@return a new keyed lock with these settings}
          *
+         * @param <K> the type of the keys
          * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
          */
         public <K> KeyedLock<K> build() {
@@ -458,8 +482,8 @@ public final class KeyedLock<K> {
     }
 
     /**
-     * The lock of {@code key} as a {@link Lock}, for code written against that interface and for
-     * {@link Lock#newCondition() conditions}. The view holds the key (not a record): it may be
+     * {@return the lock of {@code key} as a {@link Lock}, for code written against that interface and for
+     * {@link Lock#newCondition() conditions}} The view holds the key (not a record): it may be
      * kept and used at any time, and keeps the key reachable while it is.
      */
     public KeyLock forKey(K key) {
@@ -469,24 +493,24 @@ public final class KeyedLock<K> {
 
     // ------------------------------------------------------------------ inspection
 
-    /** Whether some thread holds the lock of {@code key}; a snapshot for monitoring. */
+    /** {@return whether some thread holds the lock of {@code key}; a snapshot for monitoring} */
     public boolean isLocked(K key) {
         Record r = boundRecord(key);
         return r != null && r.isLocked() && r.isBoundTo(this, key);
     }
 
-    /** Whether the current thread holds the lock of {@code key}. */
+    /** {@return whether the current thread holds the lock of {@code key}} */
     public boolean isHeldByCurrentThread(K key) {
         return heldRecord(key) != null;
     }
 
-    /** The current thread's holds on the lock of {@code key}, or zero. */
+    /** {@return the current thread's holds on the lock of {@code key}, or zero} */
     public int getHoldCount(K key) {
         Record r = heldRecord(key);
         return r == null ? 0 : r.getHoldCount();
     }
 
-    /** An estimate of the threads waiting to acquire the lock of {@code key}; for monitoring. */
+    /** {@return an estimate of the threads waiting to acquire the lock of {@code key}; for monitoring} */
     public int getQueueLength(K key) {
         Record r = boundRecord(key);
         int n = r == null ? 0 : r.getQueueLength();
@@ -494,8 +518,8 @@ public final class KeyedLock<K> {
     }
 
     /**
-     * The number of keys in use now: held, waited for, awaited, or in the middle of being locked;
-     * zero when nobody uses this lock. A snapshot for monitoring: it scans the table.
+     * {@return the number of keys in use now: held, waited for, awaited, or in the middle of being locked;
+     * zero when nobody uses this lock} A snapshot for monitoring: it scans the table.
      */
     public int activeKeys() {
         for (;;) {
@@ -523,15 +547,15 @@ public final class KeyedLock<K> {
     }
 
     /**
-     * The number of keys that have a record bound now: those in use and the idle ones kept for a
+     * {@return the number of keys that have a record bound now: those in use and the idle ones kept for a
      * fast next lock (at most about {@link #idleKeys()} of them, each released within about
-     * {@link #IDLE_SWEEP_MILLIS} ms of going idle). A snapshot for monitoring.
+     * {@link #IDLE_SWEEP_MILLIS} ms of going idle)} A snapshot for monitoring.
      */
     public int boundKeys() {
         return (int) BOUND.getVolatile(this);
     }
 
-    /** The most idle keys this lock keeps bound; see {@link Builder#idleKeys(int)}. */
+    /** {@return the most idle keys this lock keeps bound; see {@link Builder#idleKeys(int)}} */
     public int idleKeys() {
         return idleKeys;
     }
@@ -971,7 +995,7 @@ public final class KeyedLock<K> {
             this.key = key;
         }
 
-        /** The key this view locks. */
+        /** {@return the key this view locks} */
         public K key() {
             return key;
         }
@@ -1003,23 +1027,23 @@ public final class KeyedLock<K> {
             return new VnaCondition(this);
         }
 
-        /** Whether some thread holds this key; a snapshot for monitoring. */
+        /** {@return whether some thread holds this key; a snapshot for monitoring} */
         public boolean isLocked() { return KeyedLock.this.isLocked(key); }
-        /** Whether the current thread holds this key. */
+        /** {@return whether the current thread holds this key} */
         public boolean isHeldByCurrentThread() { return KeyedLock.this.isHeldByCurrentThread(key); }
-        /** The current thread's holds on this key, or zero. */
+        /** {@return the current thread's holds on this key, or zero} */
         public int getHoldCount() { return KeyedLock.this.getHoldCount(key); }
-        /** An estimate of the threads waiting to acquire this key; for monitoring. */
+        /** {@return an estimate of the threads waiting to acquire this key; for monitoring} */
         public int getQueueLength() { return KeyedLock.this.getQueueLength(key); }
-        /** Whether threads may be waiting to acquire this key; for monitoring. */
+        /** {@return whether threads may be waiting to acquire this key; for monitoring} */
         public boolean hasQueuedThreads() { return getQueueLength() > 0; }
 
-        /** Whether threads wait on {@code condition}, a condition of this view's key. */
+        /** {@return whether threads wait on {@code condition}, a condition of this view's key} */
         public boolean hasWaiters(Condition condition) {
             return ownCondition(condition).hasWaiters();
         }
 
-        /** An estimate of the threads waiting on {@code condition}, a condition of this view's key. */
+        /** {@return an estimate of the threads waiting on {@code condition}, a condition of this view's key} */
         public int getWaitQueueLength(Condition condition) {
             return ownCondition(condition).waitQueueLength();
         }

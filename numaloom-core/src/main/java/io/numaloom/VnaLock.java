@@ -505,41 +505,41 @@ public class VnaLock extends ConditionLock implements Lock {
 
     // ------------------------------------------------------------------ inspection
 
-    /** The number of holds on this lock by the current thread, or zero. */
+    /** {@return the number of holds on this lock by the current thread, or zero} */
     public int getHoldCount() {
         return isHeldByCurrentThread() ? holds + 1 : 0;
     }
 
-    /** Whether the current thread holds this lock. */
+    /** {@return whether the current thread holds this lock} */
     public boolean isHeldByCurrentThread() {
         return owner == Thread.currentThread();
     }
 
-    /** Whether any thread holds this lock; for monitoring, not for synchronization. */
+    /** {@return whether any thread holds this lock; for monitoring, not for synchronization} */
     public boolean isLocked() {
         return ((int) STATE.getVolatile(this) & LOCKED) != 0;
     }
 
-    /** The owner, or null; a snapshot for monitoring. */
+    /** {@return the owner, or null; a snapshot for monitoring} */
     protected Thread getOwner() {
         return isLocked() ? owner : null;
     }
 
-    /** Whether some thread may be waiting to acquire this lock; a snapshot for monitoring. */
+    /** {@return whether some thread may be waiting to acquire this lock; a snapshot for monitoring} */
     public boolean hasQueuedThreads() {
         return getQueueLength() > 0;
     }
 
     /**
-     * An estimate of the number of threads waiting to acquire this lock (threads between the
-     * failed fast path and acquisition, cancellation or timeout); for monitoring.
+     * {@return an estimate of the number of threads waiting to acquire this lock (threads between the
+     * failed fast path and acquisition, cancellation or timeout); for monitoring}
      */
     public int getQueueLength() {
         Waiters w = (Waiters) WAITERS.getVolatile(this);
         return w == null ? 0 : w.waitingThreads();
     }
 
-    /** The number of queues waiters are spread over: NUMA nodes, sockets or the custom count. */
+    /** {@return the number of queues waiters are spread over: NUMA nodes, sockets or the custom count} */
     public int queueCount() {
         return switch (mode) {
             case PER_NODE -> Topology.current().nodeCount();
@@ -548,12 +548,12 @@ public class VnaLock extends ConditionLock implements Lock {
         };
     }
 
-    /** Whether threads are waiting on {@code condition}, which must belong to this lock. */
+    /** {@return whether threads are waiting on {@code condition}, which must belong to this lock} */
     public boolean hasWaiters(Condition condition) {
         return ownCondition(condition).hasWaiters();
     }
 
-    /** An estimate of the threads waiting on {@code condition}, which must belong to this lock. */
+    /** {@return an estimate of the threads waiting on {@code condition}, which must belong to this lock} */
     public int getWaitQueueLength(Condition condition) {
         return ownCondition(condition).waitQueueLength();
     }
