@@ -71,6 +71,8 @@ import java.util.function.Supplier;
  * and taken back speculatively, with one compare-and-set deciding each race between a thread that
  * found the record and the thread that takes it back; here records are taken back lazily, within
  * a budget, as HotSpot's asynchronous monitor deflation (JDK 15, JDK-8153224) does.
+ *
+ * @param <K> the type of the keys
  */
 public final class KeyedLock<K> {
 
@@ -318,6 +320,7 @@ public final class KeyedLock<K> {
     /**
      * Acquires the lock of {@code key}, waiting as long as it takes, as {@link Lock#lock()}.
      *
+     * @param key the key
      * @throws NullPointerException if {@code key} is null
      */
     public void lock(K key) {
@@ -327,7 +330,12 @@ public final class KeyedLock<K> {
         }
     }
 
-    /** Acquires the lock of {@code key} unless interrupted, as {@link Lock#lockInterruptibly()}. */
+    /**
+     * Acquires the lock of {@code key} unless interrupted, as {@link Lock#lockInterruptibly()}.
+     *
+     * @param key the key
+     * @throws InterruptedException if the current thread is interrupted on entry or while waiting
+     */
     public void lockInterruptibly(K key) throws InterruptedException {
         if (Thread.interrupted()) {
             throw new InterruptedException();
@@ -346,7 +354,12 @@ public final class KeyedLock<K> {
         }
     }
 
-    /** Acquires the lock of {@code key} if it is free or already held by the current thread. */
+    /**
+     * Acquires the lock of {@code key} if it is free or already held by the current thread.
+     *
+     * @param key the key
+     * @return {@code true} if the lock of {@code key} was acquired
+     */
     public boolean tryLock(K key) {
         int h = spread(key.hashCode());
         if (lockBound(key, h, false) != null) {
@@ -360,7 +373,15 @@ public final class KeyedLock<K> {
         }
     }
 
-    /** Acquires the lock of {@code key} within {@code time}, as {@link Lock#tryLock(long, TimeUnit)}. */
+    /**
+     * Acquires the lock of {@code key} within {@code time}, as {@link Lock#tryLock(long, TimeUnit)}.
+     *
+     * @param key the key
+     * @param time the longest time to wait
+     * @param unit the unit of {@code time}
+     * @return {@code true} if the lock of {@code key} was acquired
+     * @throws InterruptedException if the current thread is interrupted on entry or while waiting
+     */
     public boolean tryLock(K key, long time, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(unit, "unit");
         if (Thread.interrupted()) {
@@ -382,6 +403,7 @@ public final class KeyedLock<K> {
      * Releases one hold of the lock of {@code key}. The key's record stays bound while idle (see the
      * class comment), so that the next {@code lock} of the key takes the fast path.
      *
+     * @param key the key
      * @throws IllegalMonitorStateException if the current thread does not hold it
      */
     public void unlock(K key) {
@@ -395,6 +417,11 @@ public final class KeyedLock<K> {
     /**
      * Runs {@code action} holding the lock of {@code key} and returns its result; the lock is
      * released however the action ends. Looks the key up once.
+     *
+     * @param <T> the type of the action's result
+     * @param key the key
+     * @param action what to run while holding the lock
+     * @return the result of {@code action}
      */
     public <T> T withLock(K key, Supplier<? extends T> action) {
         Objects.requireNonNull(action, "action");
@@ -410,7 +437,12 @@ public final class KeyedLock<K> {
         }
     }
 
-    /** Runs {@code action} holding the lock of {@code key}; the lock is released however it ends. */
+    /**
+     * Runs {@code action} holding the lock of {@code key}; the lock is released however it ends.
+     *
+     * @param key the key
+     * @param action what to run while holding the lock
+     */
     public void runWithLock(K key, Runnable action) {
         Objects.requireNonNull(action, "action");
         withLock(key, () -> {
@@ -430,6 +462,7 @@ public final class KeyedLock<K> {
      * <p>If a key's {@code equals} or {@code hashCode} throws, or {@code keys} holds null, nothing
      * is locked and the exception propagates.
      *
+     * @param keys the keys, in any order; equal keys are locked once
      * @throws NullPointerException if {@code keys} is or contains null
      */
     public void lockAll(Collection<? extends K> keys) {
@@ -458,6 +491,7 @@ public final class KeyedLock<K> {
      * Releases one hold of the lock of every distinct key of {@code keys}, as locked by
      * {@link #lockAll}: equal keys count once.
      *
+     * @param keys the keys, in any order; equal keys count once
      * @throws IllegalMonitorStateException if the current thread does not hold one of the keys;
      *         then no lock is released
      * @throws NullPointerException if {@code keys} is or contains null
@@ -485,6 +519,8 @@ public final class KeyedLock<K> {
      * {@return the lock of {@code key} as a {@link Lock}, for code written against that interface and for
      * {@link Lock#newCondition() conditions}} The view holds the key (not a record): it may be
      * kept and used at any time, and keeps the key reachable while it is.
+     *
+     * @param key the key
      */
     public KeyLock forKey(K key) {
         Objects.requireNonNull(key, "key");
@@ -493,24 +529,40 @@ public final class KeyedLock<K> {
 
     // ------------------------------------------------------------------ inspection
 
-    /** {@return whether some thread holds the lock of {@code key}; a snapshot for monitoring} */
+    /**
+     * {@return whether some thread holds the lock of {@code key}; a snapshot for monitoring}
+     *
+     * @param key the key
+     */
     public boolean isLocked(K key) {
         Record r = boundRecord(key);
         return r != null && r.isLocked() && r.isBoundTo(this, key);
     }
 
-    /** {@return whether the current thread holds the lock of {@code key}} */
+    /**
+     * {@return whether the current thread holds the lock of {@code key}}
+     *
+     * @param key the key
+     */
     public boolean isHeldByCurrentThread(K key) {
         return heldRecord(key) != null;
     }
 
-    /** {@return the current thread's holds on the lock of {@code key}, or zero} */
+    /**
+     * {@return the current thread's holds on the lock of {@code key}, or zero}
+     *
+     * @param key the key
+     */
     public int getHoldCount(K key) {
         Record r = heldRecord(key);
         return r == null ? 0 : r.getHoldCount();
     }
 
-    /** {@return an estimate of the threads waiting to acquire the lock of {@code key}; for monitoring} */
+    /**
+     * {@return an estimate of the threads waiting to acquire the lock of {@code key}; for monitoring}
+     *
+     * @param key the key
+     */
     public int getQueueLength(K key) {
         Record r = boundRecord(key);
         int n = r == null ? 0 : r.getQueueLength();
@@ -1038,12 +1090,20 @@ public final class KeyedLock<K> {
         /** {@return whether threads may be waiting to acquire this key; for monitoring} */
         public boolean hasQueuedThreads() { return getQueueLength() > 0; }
 
-        /** {@return whether threads wait on {@code condition}, a condition of this view's key} */
+        /**
+         * {@return whether threads wait on {@code condition}, a condition of this view's key}
+         *
+         * @param condition a condition of this view's key
+         */
         public boolean hasWaiters(Condition condition) {
             return ownCondition(condition).hasWaiters();
         }
 
-        /** {@return an estimate of the threads waiting on {@code condition}, a condition of this view's key} */
+        /**
+         * {@return an estimate of the threads waiting on {@code condition}, a condition of this view's key}
+         *
+         * @param condition a condition of this view's key
+         */
         public int getWaitQueueLength(Condition condition) {
             return ownCondition(condition).waitQueueLength();
         }

@@ -60,14 +60,22 @@ public final class LockDiagnostics {
     public record Counts(long slowPaths, long queuedAcquisitions, long parks, long unparks, long reservations,
                          long yields, long lapses) {
 
-        /** {@return the counts from {@code earlier} to this snapshot} */
+        /**
+         * {@return the counts from {@code earlier} to this snapshot}
+         *
+         * @param earlier an earlier snapshot
+         */
         public Counts minus(Counts earlier) {
             return new Counts(slowPaths - earlier.slowPaths, queuedAcquisitions - earlier.queuedAcquisitions,
                     parks - earlier.parks, unparks - earlier.unparks, reservations - earlier.reservations,
                     yields - earlier.yields, lapses - earlier.lapses);
         }
 
-        /** {@return the sum of two snapshots' counts} */
+        /**
+         * {@return the sum of two snapshots' counts}
+         *
+         * @param other the snapshot to add
+         */
         public Counts plus(Counts other) {
             return new Counts(slowPaths + other.slowPaths, queuedAcquisitions + other.queuedAcquisitions,
                     parks + other.parks, unparks + other.unparks, reservations + other.reservations,

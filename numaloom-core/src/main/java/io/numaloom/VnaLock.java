@@ -375,6 +375,7 @@ public class VnaLock extends ConditionLock implements Lock {
     /**
      * Creates a lock with one waiting queue per socket (the paper's VNA_2_Q).
      *
+     * @return a new lock
      * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
      */
     public static VnaLock perSocket() {
@@ -386,6 +387,9 @@ public class VnaLock extends ConditionLock implements Lock {
      * know where their threads run better than {@code sched_getcpu} does, and for tests. An
      * exception thrown by {@link QueuePlacement#currentQueue()} propagates out of the acquiring
      * call and leaves the lock as it was.
+     *
+     * @param placement chooses the queue of each waiting thread
+     * @return a new lock
      */
     public static VnaLock withPlacement(QueuePlacement placement) {
         return new VnaLock(CUSTOM, checkPlacement(placement));
@@ -404,7 +408,13 @@ public class VnaLock extends ConditionLock implements Lock {
         return this.mode == mode && this.placement == placement;
     }
 
-    /** Shorthand for {@link #withPlacement(QueuePlacement)} from a count and a supplier. */
+    /**
+     * Shorthand for {@link #withPlacement(QueuePlacement)} from a count and a supplier.
+     *
+     * @param queueCount the number of queues, at least 1
+     * @param currentQueue the queue the calling thread should join, in {@code [0, queueCount)}
+     * @return a new lock
+     */
     public static VnaLock withPlacement(int queueCount, IntSupplier currentQueue) {
         Objects.requireNonNull(currentQueue, "currentQueue");
         return withPlacement(new QueuePlacement() {
@@ -548,12 +558,20 @@ public class VnaLock extends ConditionLock implements Lock {
         };
     }
 
-    /** {@return whether threads are waiting on {@code condition}, which must belong to this lock} */
+    /**
+     * {@return whether threads are waiting on {@code condition}, which must belong to this lock}
+     *
+     * @param condition a condition of this lock
+     */
     public boolean hasWaiters(Condition condition) {
         return ownCondition(condition).hasWaiters();
     }
 
-    /** {@return an estimate of the threads waiting on {@code condition}, which must belong to this lock} */
+    /**
+     * {@return an estimate of the threads waiting on {@code condition}, which must belong to this lock}
+     *
+     * @param condition a condition of this lock
+     */
     public int getWaitQueueLength(Condition condition) {
         return ownCondition(condition).waitQueueLength();
     }

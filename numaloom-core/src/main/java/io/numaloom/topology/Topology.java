@@ -172,6 +172,8 @@ public final class Topology {
      * Detects the topology from sysfs now, ignoring the {@code numaloom.topology} property. Never throws:
      * on a system that is not Linux, or whose sysfs cannot be read, it returns a one-node, one-socket
      * topology whose {@link #source()} says why.
+     *
+     * @return the detected topology, or the fallback
      */
     public static Topology detect() {
         return detect(System.getProperty("os.name", ""), Path.of(SYSFS_ROOT));
@@ -207,6 +209,8 @@ public final class Topology {
     /**
      * Parses a virtual topology over the detected online CPUs. See the class comment for the grammar.
      *
+     * @param spec a topology spec (see the class comment)
+     * @return the virtual topology
      * @throws IllegalArgumentException if the spec is malformed or impossible; the message quotes it
      * @throws NullPointerException if {@code spec} is null
      */
@@ -217,6 +221,9 @@ public final class Topology {
     /**
      * Parses a virtual topology over the given online CPU ids (any order, distinct, non-negative).
      *
+     * @param spec a topology spec (see the class comment)
+     * @param onlineCpus the online CPU ids
+     * @return the virtual topology
      * @throws IllegalArgumentException if the spec is malformed or impossible, or the CPU ids are empty,
      *         negative or repeated
      * @throws NullPointerException if an argument is null
@@ -265,6 +272,8 @@ public final class Topology {
     /**
      * {@return the dense node index of CPU {@code cpu}, in {@code [0, nodeCount())}; {@code 0} for an id that
      * is not online} One bounds check and one array load.
+     *
+     * @param cpu a CPU id
      */
     public int nodeOf(int cpu) {
         int[] map = nodeByCpu;
@@ -276,7 +285,11 @@ public final class Topology {
         return kernelSocketIds.length;
     }
 
-    /** {@return the dense socket index of CPU {@code cpu}, in {@code [0, socketCount())}; 0 if not online} */
+    /**
+     * {@return the dense socket index of CPU {@code cpu}, in {@code [0, socketCount())}; 0 if not online}
+     *
+     * @param cpu a CPU id
+     */
     public int socketOf(int cpu) {
         int[] map = socketByCpu;
         return cpu >= 0 && cpu < map.length ? map[cpu] : 0;
@@ -291,7 +304,11 @@ public final class Topology {
         return clusterCount;
     }
 
-    /** {@return the dense cluster index of CPU {@code cpu}, in {@code [0, clusterCount())}; 0 if not online} */
+    /**
+     * {@return the dense cluster index of CPU {@code cpu}, in {@code [0, clusterCount())}; 0 if not online}
+     *
+     * @param cpu a CPU id
+     */
     public int clusterOf(int cpu) {
         int[] map = clusterByCpu;
         return cpu >= 0 && cpu < map.length ? map[cpu] : 0;
@@ -300,6 +317,7 @@ public final class Topology {
     /**
      * {@return the online CPUs of node {@code node}, ascending (a fresh copy)}
      *
+     * @param node a dense node index, in {@code [0, nodeCount())}
      * @throws IndexOutOfBoundsException if {@code node} is not in {@code [0, nodeCount())}
      */
     public int[] cpusOfNode(int node) {
@@ -309,6 +327,7 @@ public final class Topology {
     /**
      * {@return the online CPUs of socket {@code socket}, ascending (a fresh copy)}
      *
+     * @param socket a dense socket index, in {@code [0, socketCount())}
      * @throws IndexOutOfBoundsException if {@code socket} is not in {@code [0, socketCount())}
      */
     public int[] cpusOfSocket(int socket) {
@@ -318,6 +337,7 @@ public final class Topology {
     /**
      * {@return the online CPUs of cluster {@code cluster}, ascending (a fresh copy)}
      *
+     * @param cluster a dense cluster index, in {@code [0, clusterCount())}
      * @throws IndexOutOfBoundsException if {@code cluster} is not in {@code [0, clusterCount())}
      */
     public int[] cpusOfCluster(int cluster) {
@@ -328,6 +348,7 @@ public final class Topology {
      * {@return the kernel's id of dense node {@code node} (the {@code N} of {@code nodeN} in sysfs, or the
      * node id written in a map spec)} Sparse ids such as {@code node0, node2} have indices {@code 0, 1}.
      *
+     * @param node a dense node index, in {@code [0, nodeCount())}
      * @throws IndexOutOfBoundsException if {@code node} is not in {@code [0, nodeCount())}
      */
     public int kernelNodeId(int node) {
@@ -338,6 +359,7 @@ public final class Topology {
      * {@return the kernel's {@code physical_package_id} of dense socket {@code socket} ({@code -1} where the
      * kernel did not say), or the socket id written in a map spec}
      *
+     * @param socket a dense socket index, in {@code [0, socketCount())}
      * @throws IndexOutOfBoundsException if {@code socket} is not in {@code [0, socketCount())}
      */
     public int kernelSocketId(int socket) {
