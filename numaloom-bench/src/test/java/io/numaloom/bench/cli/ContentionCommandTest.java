@@ -35,6 +35,7 @@ class ContentionCommandTest {
         try (Recording r = new Recording()) {
             r.enable("io.numaloom.LockContended").withThreshold(Duration.ZERO);
             r.enable("io.numaloom.ConditionAwait").withThreshold(Duration.ZERO);
+            r.enable("jdk.ActiveSetting"); // on in JFR's default and profile settings; a bare Recording needs it named
             r.start();
             waitOnce(busy);
             waitOnce(busy);
@@ -66,6 +67,17 @@ class ContentionCommandTest {
         String keyed = "KeyedLock@" + Integer.toHexString(System.identityHashCode(accounts));
         row(text, keyed);
         assertTrue(text.contains("keys of " + keyed + " waited for longest: hash " + "alice".hashCode()), text);
+        assertTrue(text.lines().findFirst().orElseThrow().contains("thresholds: ConditionAwait 0 ns, LockContended 0 ns"),
+                "the thresholds the recording used, from its jdk.ActiveSetting events:\n" + text);
+        // Every wait's call site is the waiter's lambda in waitOnce, below numaloom's own frames (for the
+        // KeyedLock, KeyLock.lock and KeyedLock's): the recorded stack reaches the test's frame.
+        String site = "io.numaloom.bench.cli.ContentionCommandTest.lambda$waitOnce$";
+        for (String label : new String[] {busyRow.split("\\s+")[0], quietRow.split("\\s+")[0], keyed}) {
+            String sites = text.substring(text.indexOf("  " + label + ": where threads waited"));
+            String first = sites.lines().skip(1).findFirst().orElseThrow();
+            assertTrue(first.contains(site), label + "'s top call site:\n" + text);
+        }
+        assertTrue(!text.contains("(no frame outside numaloom"), text);
         assertTrue(row(text.substring(text.indexOf("condition waits on")), "VnaLock@").matches(".*\\s1\\s+\\S+\\s+1$"),
                 "one condition wait, timed out:\n" + text);
         String html = Files.readString(out.resolve("contention.html"));
