@@ -306,7 +306,7 @@ public final class Contention {
     }
 
     /** {@code LockContended 1 ms, ConditionAwait 20 ms}, or what the default would be when the recording does not say. */
-    static String thresholds(Map<String, String> thresholds) {
+    public static String thresholds(Map<String, String> thresholds) {
         if (thresholds.isEmpty()) {
             return "not in the recording; 20 ms unless its settings changed it";
         }

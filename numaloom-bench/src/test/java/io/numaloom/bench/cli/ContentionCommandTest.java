@@ -82,6 +82,7 @@ class ContentionCommandTest {
                 "one condition wait, timed out:\n" + text);
         String html = Files.readString(out.resolve("contention.html"));
         assertTrue(html.contains(busyRow.split("\\s+")[0]) && html.contains("contention-waits.png"), html);
+        assertTrue(html.contains("ContentionCommandTest.lambda$waitOnce$") && html.contains("LockContended 0 ns"), html);
         assertTrue(Files.size(out.resolve("contention-waits.png")) > 0);
         assertTrue(Files.exists(out.resolve("contention-waits.svg")));
     }
