@@ -182,6 +182,11 @@ public final class KeyedLock<K> {
     private final int idleKeys;
     /** Whether the {@link Deflater} thread releases this lock's idle keys. */
     private final boolean backgroundRelease;
+    /**
+     * The name JFR events carry ({@link Builder#name}), or null. A field of its own: a KeyedLock is
+     * one object per map of keys, not per key, so 4 bytes here cost nothing per key.
+     */
+    final String name;
     private volatile Table table;
     private int resizing; // RESIZING: 1 while a thread resizes
     /** Records linked in the table. Accessed through {@link #BOUND}. */
@@ -195,10 +200,11 @@ public final class KeyedLock<K> {
      * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
      */
     public KeyedLock() {
-        this(VnaLock.PER_NODE, null, DEFAULT_IDLE_KEYS, true);
+        this(VnaLock.PER_NODE, null, DEFAULT_IDLE_KEYS, true, null);
     }
 
-    private KeyedLock(byte mode, QueuePlacement placement, int idleKeys, boolean backgroundRelease) {
+    private KeyedLock(byte mode, QueuePlacement placement, int idleKeys, boolean backgroundRelease, String name) {
+        this.name = name;
         this.mode = mode;
         this.placement = placement;
         this.idleKeys = idleKeys;
@@ -215,7 +221,7 @@ public final class KeyedLock<K> {
      * @param <K> the type of the keys
      */
     public static <K> KeyedLock<K> perSocket() {
-        return new KeyedLock<>(VnaLock.PER_SOCKET, null, DEFAULT_IDLE_KEYS, true);
+        return new KeyedLock<>(VnaLock.PER_SOCKET, null, DEFAULT_IDLE_KEYS, true, null);
     }
 
     /**
@@ -225,7 +231,7 @@ public final class KeyedLock<K> {
      * @param placement chooses the queue of each waiting thread
      */
     public static <K> KeyedLock<K> withPlacement(QueuePlacement placement) {
-        return new KeyedLock<>(VnaLock.CUSTOM, VnaLock.checkPlacement(placement), DEFAULT_IDLE_KEYS, true);
+        return new KeyedLock<>(VnaLock.CUSTOM, VnaLock.checkPlacement(placement), DEFAULT_IDLE_KEYS, true, null);
     }
 
     /**
@@ -242,6 +248,7 @@ public final class KeyedLock<K> {
         private QueuePlacement placement;
         private int idleKeys = DEFAULT_IDLE_KEYS;
         private boolean backgroundRelease = true;
+        private String name;
 
         private Builder() {}
 
@@ -257,6 +264,19 @@ public final class KeyedLock<K> {
          */
         public Builder releaseIdleKeysInBackground(boolean on) {
             this.backgroundRelease = on;
+            return this;
+        }
+
+        /**
+         * A name for this lock in numaloom's JFR events and in {@code ./numaloom contention}, e.g.
+         * {@code "accounts"} (default: none; the report then shows {@code KeyedLock@} and the
+         * identity hash).
+         *
+         * @param name the name, not null
+         * @return this builder
+         */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
             return this;
         }
 
@@ -311,7 +331,7 @@ public final class KeyedLock<K> {
          * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
          */
         public <K> KeyedLock<K> build() {
-            return new KeyedLock<>(mode, placement, idleKeys, backgroundRelease);
+            return new KeyedLock<>(mode, placement, idleKeys, backgroundRelease, name);
         }
     }
 

@@ -365,6 +365,33 @@ public class VnaLock extends ConditionLock implements Lock {
         this(PER_NODE, null);
     }
 
+    /**
+     * Creates a lock like {@link #VnaLock()} with a name that numaloom's JFR events carry, so that
+     * {@code ./numaloom contention} and JDK Mission Control show {@code orders} rather than
+     * {@code VnaLock@} and an identity hash.
+     *
+     * @param name the name, not null
+     * @return a new lock, one waiting queue per NUMA node
+     * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
+     */
+    public static VnaLock named(String name) {
+        return new Named(name);
+    }
+
+    /*
+     * A named lock is a subclass, so that the name costs an unnamed lock nothing: a VnaLock is 40
+     * bytes (JOL, compressed oops), and a name field would make it 48. The name is read only when a
+     * JFR event is begun, under contention with a recording on (LockEvent.begin).
+     */
+    static final class Named extends VnaLock {
+        final String name;
+
+        Named(String name) {
+            super(PER_NODE, null);
+            this.name = Objects.requireNonNull(name, "name");
+        }
+    }
+
     /** For {@link KeyedLock}'s per-key records: {@code mode} is one of the placement modes above. */
     VnaLock(byte mode, QueuePlacement placement) {
         this.mode = mode;

@@ -40,6 +40,8 @@ public final class Contention {
     public static final class LockWaits {
         final String lockClass;
         final int identity;
+        /** The lock's name ({@code VnaLock.named}, {@code KeyedLock.builder().name}), or null. */
+        final String name;
         /** Wait durations in nanoseconds. */
         final Histogram waits = new Histogram(3);
         long waitNanos;
@@ -57,13 +59,20 @@ public final class Contention {
         long conditionNanos;
         long conditionTimedOut;
 
-        LockWaits(String lockClass, int identity) {
+        LockWaits(String lockClass, int identity, String name) {
             this.lockClass = lockClass;
             this.identity = identity;
+            this.name = name;
         }
 
-        /** {@code VnaLock@1c29f0d9}: the class's simple name and the identity hash, as {@code Object.toString} has it. */
+        /**
+         * The lock's name if it has one, else {@code VnaLock@1c29f0d9}: the class's simple name and the
+         * identity hash, as {@code Object.toString} has it.
+         */
         public String label() {
+            if (name != null && !name.isEmpty()) {
+                return name;
+            }
             return lockClass.substring(lockClass.lastIndexOf('.') + 1) + "@" + Integer.toHexString(identity);
         }
 
@@ -187,7 +196,8 @@ public final class Contention {
     private static LockWaits lockOf(Map<String, LockWaits> byLock, RecordedEvent e) {
         String cls = e.getClass("lockClass") == null ? "?" : e.getClass("lockClass").getName();
         int identity = e.getInt("lockIdentity");
-        return byLock.computeIfAbsent(cls + "@" + identity, k -> new LockWaits(cls, identity));
+        String name = e.hasField("name") ? e.getString("name") : null; // recordings before names lack the field
+        return byLock.computeIfAbsent(cls + "@" + identity, k -> new LockWaits(cls, identity, name));
     }
 
     private static void addLockWait(LockWaits l, RecordedEvent e) {

@@ -28,9 +28,9 @@ class ContentionCommandTest {
 
     @Test
     void summarizesTheMostContendedLocksOfARecording(@TempDir Path dir) throws Exception {
-        VnaLock busy = new VnaLock();
+        VnaLock busy = VnaLock.named("orders");
         VnaLock quiet = new VnaLock();
-        KeyedLock<String> accounts = new KeyedLock<>();
+        KeyedLock<String> accounts = KeyedLock.builder().name("accounts").build();
         Path file = dir.resolve("app.jfr");
         try (Recording r = new Recording()) {
             r.enable("io.numaloom.LockContended").withThreshold(Duration.ZERO);
@@ -56,7 +56,7 @@ class ContentionCommandTest {
         assertEquals(0, res.status(), res.err());
         String text = res.out();
         assertTrue(text.contains("4 contended acquisitions and 1 condition waits"), text);
-        String busyRow = row(text, "VnaLock@" + Integer.toHexString(System.identityHashCode(busy)));
+        String busyRow = row(text, "orders ");
         String quietRow = row(text, "VnaLock@" + Integer.toHexString(System.identityHashCode(quiet)));
         assertTrue(text.indexOf(busyRow) < text.indexOf(quietRow), "the longest total wait first:\n" + text);
         assertEquals("2", busyRow.split("\\s+")[1], busyRow);
@@ -64,7 +64,7 @@ class ContentionCommandTest {
         assertTrue(Double.parseDouble(busyRow.split("\\s+")[2]) >= 2 * HELD_MILLIS, "total ms: " + busyRow);
         assertTrue(busyRow.contains("100%"), "queued and parked: " + busyRow);
         assertTrue(busyRow.contains(Thread.currentThread().getName()), "the holder: " + busyRow);
-        String keyed = "KeyedLock@" + Integer.toHexString(System.identityHashCode(accounts));
+        String keyed = "accounts";
         row(text, keyed);
         assertTrue(text.contains("keys of " + keyed + " waited for longest: hash " + "alice".hashCode()), text);
         assertTrue(text.lines().findFirst().orElseThrow().contains("thresholds: ConditionAwait 0 ns, LockContended 0 ns"),
