@@ -71,6 +71,8 @@ import java.util.function.Supplier;
  * and taken back speculatively, with one compare-and-set deciding each race between a thread that
  * found the record and the thread that takes it back; here records are taken back lazily, within
  * a budget, as HotSpot's asynchronous monitor deflation (JDK 15, JDK-8153224) does.
+ *
+ * @param <K> the type of the keys
  */
 public final class KeyedLock<K> {
 
@@ -180,6 +182,11 @@ public final class KeyedLock<K> {
     private final int idleKeys;
     /** Whether the {@link Deflater} thread releases this lock's idle keys. */
     private final boolean backgroundRelease;
+    /**
+     * The name JFR events carry ({@link Builder#name}), or null. A field of its own: a KeyedLock is
+     * one object per map of keys, not per key, so 4 bytes here cost nothing per key.
+     */
+    final String name;
     private volatile Table table;
     private int resizing; // RESIZING: 1 while a thread resizes
     /** Records linked in the table. Accessed through {@link #BOUND}. */
@@ -193,10 +200,11 @@ public final class KeyedLock<K> {
      * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
      */
     public KeyedLock() {
-        this(VnaLock.PER_NODE, null, DEFAULT_IDLE_KEYS, true);
+        this(VnaLock.PER_NODE, null, DEFAULT_IDLE_KEYS, true, null);
     }
 
-    private KeyedLock(byte mode, QueuePlacement placement, int idleKeys, boolean backgroundRelease) {
+    private KeyedLock(byte mode, QueuePlacement placement, int idleKeys, boolean backgroundRelease, String name) {
+        this.name = name;
         this.mode = mode;
         this.placement = placement;
         this.idleKeys = idleKeys;
@@ -207,18 +215,27 @@ public final class KeyedLock<K> {
         }
     }
 
-    /** A keyed lock whose keys wait in one queue per socket, as {@link VnaLock#perSocket()}. */
+    /**
+     * {@return a keyed lock whose keys wait in one queue per socket, as {@link VnaLock#perSocket()}}
+     *
+     * @param <K> the type of the keys
+     */
     public static <K> KeyedLock<K> perSocket() {
-        return new KeyedLock<>(VnaLock.PER_SOCKET, null, DEFAULT_IDLE_KEYS, true);
-    }
-
-    /** A keyed lock whose keys wait in the queues {@code placement} chooses, as {@link VnaLock#withPlacement}. */
-    public static <K> KeyedLock<K> withPlacement(QueuePlacement placement) {
-        return new KeyedLock<>(VnaLock.CUSTOM, VnaLock.checkPlacement(placement), DEFAULT_IDLE_KEYS, true);
+        return new KeyedLock<>(VnaLock.PER_SOCKET, null, DEFAULT_IDLE_KEYS, true, null);
     }
 
     /**
-     * A builder for a keyed lock with other settings than the defaults:
+     * {@return a keyed lock whose keys wait in the queues {@code placement} chooses, as {@link VnaLock#withPlacement}}
+     *
+     * @param <K> the type of the keys
+     * @param placement chooses the queue of each waiting thread
+     */
+    public static <K> KeyedLock<K> withPlacement(QueuePlacement placement) {
+        return new KeyedLock<>(VnaLock.CUSTOM, VnaLock.checkPlacement(placement), DEFAULT_IDLE_KEYS, true, null);
+    }
+
+    /**
+     * {@return a builder for a keyed lock with other settings than the defaults}
      * {@code KeyedLock<String> locks = KeyedLock.builder().idleKeys(16_384).build();}
      */
     public static Builder builder() {
@@ -231,6 +248,7 @@ public final class KeyedLock<K> {
         private QueuePlacement placement;
         private int idleKeys = DEFAULT_IDLE_KEYS;
         private boolean backgroundRelease = true;
+        private String name;
 
         private Builder() {}
 
@@ -240,20 +258,45 @@ public final class KeyedLock<K> {
          * within {@link #idleKeys(int)}, until {@link KeyedLock#releaseIdleKeys()} or a bind over the
          * budget takes them: for a model checker that must see every thread, or code that releases
          * them itself.
+         *
+         * @param on whether idle keys are released in the background
+         * @return this builder
          */
         public Builder releaseIdleKeysInBackground(boolean on) {
             this.backgroundRelease = on;
             return this;
         }
 
-        /** Keys wait in one queue per socket, as {@link VnaLock#perSocket()} (default: per NUMA node). */
+        /**
+         * A name for this lock in numaloom's JFR events and in {@code ./numaloom contention}, e.g.
+         * {@code "accounts"} (default: none; the report then shows {@code KeyedLock@} and the
+         * identity hash).
+         *
+         * @param name the name, not null
+         * @return this builder
+         */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /**
+         * Keys wait in one queue per socket, as {@link VnaLock#perSocket()} (default: per NUMA node).
+         *
+         * @return this builder
+         */
         public Builder perSocket() {
             mode = VnaLock.PER_SOCKET;
             placement = null;
             return this;
         }
 
-        /** Keys wait in the queues {@code placement} chooses, as {@link VnaLock#withPlacement}. */
+        /**
+         * Keys wait in the queues {@code placement} chooses, as {@link VnaLock#withPlacement}.
+         *
+         * @param placement chooses the queue of each waiting thread
+         * @return this builder
+         */
         public Builder placement(QueuePlacement placement) {
             this.placement = VnaLock.checkPlacement(placement);
             mode = VnaLock.CUSTOM;
@@ -269,6 +312,8 @@ public final class KeyedLock<K> {
          * {@link KeyedLock#IDLE_SWEEP_MILLIS} ms of going idle. 0 releases idle keys as soon as
          * another key is bound.
          *
+         * @param idleKeys the most idle keys kept bound, 0 or more
+         * @return this builder
          * @throws IllegalArgumentException if {@code idleKeys} is negative
          */
         public Builder idleKeys(int idleKeys) {
@@ -280,12 +325,13 @@ public final class KeyedLock<K> {
         }
 
         /**
-         * A new keyed lock with these settings.
+         * {@return a new keyed lock with these settings}
          *
+         * @param <K> the type of the keys
          * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
          */
         public <K> KeyedLock<K> build() {
-            return new KeyedLock<>(mode, placement, idleKeys, backgroundRelease);
+            return new KeyedLock<>(mode, placement, idleKeys, backgroundRelease, name);
         }
     }
 
@@ -294,6 +340,7 @@ public final class KeyedLock<K> {
     /**
      * Acquires the lock of {@code key}, waiting as long as it takes, as {@link Lock#lock()}.
      *
+     * @param key the key
      * @throws NullPointerException if {@code key} is null
      */
     public void lock(K key) {
@@ -303,7 +350,12 @@ public final class KeyedLock<K> {
         }
     }
 
-    /** Acquires the lock of {@code key} unless interrupted, as {@link Lock#lockInterruptibly()}. */
+    /**
+     * Acquires the lock of {@code key} unless interrupted, as {@link Lock#lockInterruptibly()}.
+     *
+     * @param key the key
+     * @throws InterruptedException if the current thread is interrupted on entry or while waiting
+     */
     public void lockInterruptibly(K key) throws InterruptedException {
         if (Thread.interrupted()) {
             throw new InterruptedException();
@@ -322,7 +374,12 @@ public final class KeyedLock<K> {
         }
     }
 
-    /** Acquires the lock of {@code key} if it is free or already held by the current thread. */
+    /**
+     * Acquires the lock of {@code key} if it is free or already held by the current thread.
+     *
+     * @param key the key
+     * @return {@code true} if the lock of {@code key} was acquired
+     */
     public boolean tryLock(K key) {
         int h = spread(key.hashCode());
         if (lockBound(key, h, false) != null) {
@@ -336,7 +393,15 @@ public final class KeyedLock<K> {
         }
     }
 
-    /** Acquires the lock of {@code key} within {@code time}, as {@link Lock#tryLock(long, TimeUnit)}. */
+    /**
+     * Acquires the lock of {@code key} within {@code time}, as {@link Lock#tryLock(long, TimeUnit)}.
+     *
+     * @param key the key
+     * @param time the longest time to wait
+     * @param unit the unit of {@code time}
+     * @return {@code true} if the lock of {@code key} was acquired
+     * @throws InterruptedException if the current thread is interrupted on entry or while waiting
+     */
     public boolean tryLock(K key, long time, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(unit, "unit");
         if (Thread.interrupted()) {
@@ -358,6 +423,7 @@ public final class KeyedLock<K> {
      * Releases one hold of the lock of {@code key}. The key's record stays bound while idle (see the
      * class comment), so that the next {@code lock} of the key takes the fast path.
      *
+     * @param key the key
      * @throws IllegalMonitorStateException if the current thread does not hold it
      */
     public void unlock(K key) {
@@ -371,6 +437,11 @@ public final class KeyedLock<K> {
     /**
      * Runs {@code action} holding the lock of {@code key} and returns its result; the lock is
      * released however the action ends. Looks the key up once.
+     *
+     * @param <T> the type of the action's result
+     * @param key the key
+     * @param action what to run while holding the lock
+     * @return the result of {@code action}
      */
     public <T> T withLock(K key, Supplier<? extends T> action) {
         Objects.requireNonNull(action, "action");
@@ -385,6 +456,9 @@ public final class KeyedLock<K> {
     /**
      * Runs {@code action} holding the lock of {@code key}; the lock is released however it ends.
      * Looks the key up once: the cheapest way to run a section under a key's lock.
+     *
+     * @param key the key
+     * @param action what to run while holding the lock
      */
     public void runWithLock(K key, Runnable action) {
         Objects.requireNonNull(action, "action");
@@ -414,6 +488,7 @@ public final class KeyedLock<K> {
      * <p>If a key's {@code equals} or {@code hashCode} throws, or {@code keys} holds null, nothing
      * is locked and the exception propagates.
      *
+     * @param keys the keys, in any order; equal keys are locked once
      * @throws NullPointerException if {@code keys} is or contains null
      */
     public void lockAll(Collection<? extends K> keys) {
@@ -442,6 +517,7 @@ public final class KeyedLock<K> {
      * Releases one hold of the lock of every distinct key of {@code keys}, as locked by
      * {@link #lockAll}: equal keys count once.
      *
+     * @param keys the keys, in any order; equal keys count once
      * @throws IllegalMonitorStateException if the current thread does not hold one of the keys;
      *         then no lock is released
      * @throws NullPointerException if {@code keys} is or contains null
@@ -466,9 +542,11 @@ public final class KeyedLock<K> {
     }
 
     /**
-     * The lock of {@code key} as a {@link Lock}, for code written against that interface and for
-     * {@link Lock#newCondition() conditions}. The view holds the key (not a record): it may be
+     * {@return the lock of {@code key} as a {@link Lock}, for code written against that interface and for
+     * {@link Lock#newCondition() conditions}} The view holds the key (not a record): it may be
      * kept and used at any time, and keeps the key reachable while it is.
+     *
+     * @param key the key
      */
     public KeyLock forKey(K key) {
         Objects.requireNonNull(key, "key");
@@ -477,24 +555,40 @@ public final class KeyedLock<K> {
 
     // ------------------------------------------------------------------ inspection
 
-    /** Whether some thread holds the lock of {@code key}; a snapshot for monitoring. */
+    /**
+     * {@return whether some thread holds the lock of {@code key}; a snapshot for monitoring}
+     *
+     * @param key the key
+     */
     public boolean isLocked(K key) {
         Record r = boundRecord(key);
         return r != null && r.isLocked() && r.isBoundTo(this, key);
     }
 
-    /** Whether the current thread holds the lock of {@code key}. */
+    /**
+     * {@return whether the current thread holds the lock of {@code key}}
+     *
+     * @param key the key
+     */
     public boolean isHeldByCurrentThread(K key) {
         return heldRecord(key) != null;
     }
 
-    /** The current thread's holds on the lock of {@code key}, or zero. */
+    /**
+     * {@return the current thread's holds on the lock of {@code key}, or zero}
+     *
+     * @param key the key
+     */
     public int getHoldCount(K key) {
         Record r = heldRecord(key);
         return r == null ? 0 : r.getHoldCount();
     }
 
-    /** An estimate of the threads waiting to acquire the lock of {@code key}; for monitoring. */
+    /**
+     * {@return an estimate of the threads waiting to acquire the lock of {@code key}; for monitoring}
+     *
+     * @param key the key
+     */
     public int getQueueLength(K key) {
         Record r = boundRecord(key);
         int n = r == null ? 0 : r.getQueueLength();
@@ -502,8 +596,8 @@ public final class KeyedLock<K> {
     }
 
     /**
-     * The number of keys in use now: held, waited for, awaited, or in the middle of being locked;
-     * zero when nobody uses this lock. A snapshot for monitoring: it scans the table.
+     * {@return the number of keys in use now: held, waited for, awaited, or in the middle of being locked;
+     * zero when nobody uses this lock} A snapshot for monitoring: it scans the table.
      */
     public int activeKeys() {
         for (;;) {
@@ -531,15 +625,15 @@ public final class KeyedLock<K> {
     }
 
     /**
-     * The number of keys that have a record bound now: those in use and the idle ones kept for a
+     * {@return the number of keys that have a record bound now: those in use and the idle ones kept for a
      * fast next lock (at most about {@link #idleKeys()} of them, each released within about
-     * {@link #IDLE_SWEEP_MILLIS} ms of going idle). A snapshot for monitoring.
+     * {@link #IDLE_SWEEP_MILLIS} ms of going idle)} A snapshot for monitoring.
      */
     public int boundKeys() {
         return (int) BOUND.getVolatile(this);
     }
 
-    /** The most idle keys this lock keeps bound; see {@link Builder#idleKeys(int)}. */
+    /** {@return the most idle keys this lock keeps bound; see {@link Builder#idleKeys(int)}} */
     public int idleKeys() {
         return idleKeys;
     }
@@ -979,7 +1073,7 @@ public final class KeyedLock<K> {
             this.key = key;
         }
 
-        /** The key this view locks. */
+        /** {@return the key this view locks} */
         public K key() {
             return key;
         }
@@ -1011,23 +1105,31 @@ public final class KeyedLock<K> {
             return new VnaCondition(this);
         }
 
-        /** Whether some thread holds this key; a snapshot for monitoring. */
+        /** {@return whether some thread holds this key; a snapshot for monitoring} */
         public boolean isLocked() { return KeyedLock.this.isLocked(key); }
-        /** Whether the current thread holds this key. */
+        /** {@return whether the current thread holds this key} */
         public boolean isHeldByCurrentThread() { return KeyedLock.this.isHeldByCurrentThread(key); }
-        /** The current thread's holds on this key, or zero. */
+        /** {@return the current thread's holds on this key, or zero} */
         public int getHoldCount() { return KeyedLock.this.getHoldCount(key); }
-        /** An estimate of the threads waiting to acquire this key; for monitoring. */
+        /** {@return an estimate of the threads waiting to acquire this key; for monitoring} */
         public int getQueueLength() { return KeyedLock.this.getQueueLength(key); }
-        /** Whether threads may be waiting to acquire this key; for monitoring. */
+        /** {@return whether threads may be waiting to acquire this key; for monitoring} */
         public boolean hasQueuedThreads() { return getQueueLength() > 0; }
 
-        /** Whether threads wait on {@code condition}, a condition of this view's key. */
+        /**
+         * {@return whether threads wait on {@code condition}, a condition of this view's key}
+         *
+         * @param condition a condition of this view's key
+         */
         public boolean hasWaiters(Condition condition) {
             return ownCondition(condition).hasWaiters();
         }
 
-        /** An estimate of the threads waiting on {@code condition}, a condition of this view's key. */
+        /**
+         * {@return an estimate of the threads waiting on {@code condition}, a condition of this view's key}
+         *
+         * @param condition a condition of this view's key
+         */
         public int getWaitQueueLength(Condition condition) {
             return ownCondition(condition).waitQueueLength();
         }

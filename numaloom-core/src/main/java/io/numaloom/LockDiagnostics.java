@@ -32,12 +32,12 @@ public final class LockDiagnostics {
 
     private LockDiagnostics() {}
 
-    /** Whether this JVM counts ({@code -Dnumaloom.diagnostics=true}). */
+    /** {@return whether this JVM counts ({@code -Dnumaloom.diagnostics=true})} */
     public static boolean enabled() {
         return ENABLED;
     }
 
-    /** The counts so far, summed over every {@link VnaLock}; all zero when counting is off. */
+    /** {@return the counts so far, summed over every {@link VnaLock}; all zero when counting is off} */
     public static Counts snapshot() {
         return new Counts(SLOW_PATHS.sum(), QUEUED_ACQUISITIONS.sum(), PARKS.sum(), UNPARKS.sum(), RESERVATIONS.sum(),
                 YIELDS.sum(), LAPSES.sum());
@@ -60,14 +60,22 @@ public final class LockDiagnostics {
     public record Counts(long slowPaths, long queuedAcquisitions, long parks, long unparks, long reservations,
                          long yields, long lapses) {
 
-        /** The counts from {@code earlier} to this snapshot. */
+        /**
+         * {@return the counts from {@code earlier} to this snapshot}
+         *
+         * @param earlier an earlier snapshot
+         */
         public Counts minus(Counts earlier) {
             return new Counts(slowPaths - earlier.slowPaths, queuedAcquisitions - earlier.queuedAcquisitions,
                     parks - earlier.parks, unparks - earlier.unparks, reservations - earlier.reservations,
                     yields - earlier.yields, lapses - earlier.lapses);
         }
 
-        /** The sum of two snapshots' counts. */
+        /**
+         * {@return the sum of two snapshots' counts}
+         *
+         * @param other the snapshot to add
+         */
         public Counts plus(Counts other) {
             return new Counts(slowPaths + other.slowPaths, queuedAcquisitions + other.queuedAcquisitions,
                     parks + other.parks, unparks + other.unparks, reservations + other.reservations,

@@ -19,6 +19,10 @@ abstract class LockEvent extends Event {
     @Description("System.identityHashCode of the lock (of the KeyedLock for a key's lock)")
     int lockIdentity;
 
+    @Label("Lock Name")
+    @Description("The name given by VnaLock.named or KeyedLock.builder().name, or null for an unnamed lock")
+    String name;
+
     @Label("Key Hash")
     @Description("hashCode of the key for a KeyedLock, else 0")
     int keyHash;
@@ -30,5 +34,6 @@ abstract class LockEvent extends Event {
         lockClass = reported.getClass();
         lockIdentity = System.identityHashCode(reported);
         keyHash = lock.reportedKeyHash();
+        name = reported instanceof VnaLock.Named n ? n.name : reported instanceof KeyedLock<?> k ? k.name : null;
     }
 }

@@ -15,9 +15,9 @@ package io.numaloom;
  */
 public interface QueuePlacement {
 
-    /** The number of queues; at least 1 and constant for the lifetime of the placement. */
+    /** {@return the number of queues; at least 1 and constant for the lifetime of the placement} */
     int queueCount();
 
-    /** The queue that the calling thread should join, in {@code [0, queueCount())}. */
+    /** {@return the queue that the calling thread should join, in {@code [0, queueCount())}} */
     int currentQueue();
 }

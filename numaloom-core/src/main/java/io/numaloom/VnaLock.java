@@ -87,176 +87,178 @@ import java.util.function.IntSupplier;
  * compact NUMA-aware lock of D. Dice and A. Kogan, "Compact NUMA-aware Locks" (EuroSys '19)
  * as merged into Linux (its 1 ms {@code numa_spinlock_threshold_ns}), and of the stealing
  * switch of S. Kashyap et al., "Scalable and Practical Locking with Shuffling" (SOSP '19).
- *
- * <h2>Implementation notes</h2>
- *
- * <p><b>State.</b> {@code state} is the lock word: bit {@link #LOCKED} while held, bit
- * {@link #RESERVED} while the heir (below) forbids barging. Acquiring is a CAS on it, releasing
- * a store. {@code owner} is the holding thread, written by the new owner right after its CAS and
- * cleared before the release store; {@code holds} counts re-entries beyond the first. Both are
- * plain fields touched only by the owner (a thread reading {@code owner} sees its own last write
- * or a racing one, never its own stale {@code me}: that is all the owner checks need).
- * Everything else lives in a {@link Waiters} record, created by the first thread that has to
- * wait: per queue an MCS tail and the queue's <em>candidate</em>; for the whole lock the
- * <em>heir</em>, the count {@code queued} and the turn of the queues.
- *
- * <p><b>Roles of a waiting thread.</b> A thread that fails the fast path registers in
- * {@code queued}, tries the lock once more and appends its node to the MCS queue of its NUMA
- * node (or socket). MCS order gives each queue one candidate, its head. At most one candidate,
- * the heir, is awake and competes for the lock; every other waiter is parked without a timeout.
- * When the heir takes the lock it leaves its queue at once, passing the candidacy to its MCS
- * successor (so one node per thread serves every lock), clears the heir slot and records its
- * queue in {@code ownerQueue}. (The paper holds the MCS lock through the critical section; this
- * keeps its property that one thread per node contends, here one thread overall.)
- *
- * <p><b>Choosing the heir.</b> Whoever releases a contended lock, leaves the heir role, or
- * becomes the first candidate of an empty queue while a barger owns the lock, calls
- * {@link Waiters#wakeHeir}. If the slot holds a live heir that announced a park, it wakes it,
- * once per park (the announcement is cleared by CAS). If the slot holds a node that is no
- * longer a candidate of this lock (it acquired, or gave up, and the thread that installed it was
- * slow), whoever sees that clears it and picks again: designation never depends on one thread
- * being scheduled. If the slot is empty, it picks a candidate, installs it by CAS and unparks
- * it. Nodes are reused, so a designator that was slow between its pick and its CAS could
- * install a node that has since acquired and queued again: such a node would look live (a
- * candidate of this lock) once its new wait reaches the head, while nobody wakes it. So each
- * node counts its waits ({@code incarnation}), and the designator checks after its CAS that
- * the node is still a candidate in the incarnation it picked, and otherwise uninstalls it and
- * picks again. The pick prefers the queue whose turn it is (the queue of the last queued owner)
- * until the turn has lasted {@link #TURN_NANOS}, then moves round-robin to the next queue with a
- * candidate.
- *
- * <p><b>Competitive handoff, bounded in time.</b> Newcomers may barge: take a free lock by CAS
- * ahead of the heir. That keeps running threads running, which is where the throughput of an
- * unfair lock comes from, since waking a parked thread costs microseconds. The heir spins
- * briefly. A spin that saw the lock free but lost it to a barger means the owner is running
- * and takes the lock back between its critical sections: the heir then <em>naps</em>, a timed
- * park of {@link #HEIR_NAP_NANOS} (100 µs) that no release ends, and spins again, until its
- * deadline (below; see {@link #napAfterLosing}). Meanwhile the owner keeps the lock's cache line
- * and the heir's core, or carrier, is free for other threads. Otherwise the heir announces a
- * park and parks until a release wakes it. A spin that lost to a barger past the deadline
- * doubles the next spin budget (up to {@link #MAX_HEIR_SPINS}), so a heir that keeps losing to
- * bargers costs its waker fewer unparks; a spin during which the lock stayed held halves it
- * (down to {@link #MIN_HEIR_SPINS}): the owner is in a long critical section or not running,
- * and a longer spin would only take a CPU, or a carrier, that the owner may need to finish (see
- * {@link #nextHeirSpins}). While it spins, the heir polls the lock word with exponential
- * backoff and defers to a running owner: it takes a free lock only if the lock is still free a
- * moment later ({@link #HEIR_DEFERENCE} pauses). An owner that runs one short critical section
- * after another thus keeps the lock, and the data it guards, in its own core's cache, instead of
- * having its cache line taken at every poll and the lock moved to another core in the gap
- * between two of its critical sections. Once its <em>deadline</em> has passed, it sets
- * {@link #RESERVED} on the held lock. The deadline is {@link #PATIENCE_NANOS} after it was
- * designated (the time it took to be scheduled counts), or {@link #STARVATION_NANOS} after
- * it queued if that comes first: a thread that waited behind others for that long reserves as
- * soon as it is heir. Once reserved, the fast path ({@code CAS 0 -> LOCKED}) fails for
- * everybody, the release keeps the bit, and only the heir may take the lock
- * ({@code CAS RESERVED -> LOCKED}). The heir is running or about to be: the lock is never
- * given to a parked thread, so a convoy (a wake-up on the critical path) costs at most one
- * wake-up per reservation, not one every few acquisitions. A heir reserves before it spins, so
- * that it is polling when the owner releases: the wake-up is paid only when the critical
- * section outlasts the spin. A heir that gives up clears its reservation before it leaves, and so
- * does a node that reserved while a slow designator had installed it for a moment in a wait it
- * had not picked, if no live heir remains to take the reservation.
- *
- * <p><b>A reservation that lapses.</b> A free lock stays reserved only while its heir can take
- * it. A heir that is not running cannot, and {@code tryLock()}, which must not refuse a lock that
- * no thread holds for long, would fail for as long as the heir does not run: forever, if the
- * thread retrying {@code tryLock()} holds the only carrier the heir can run on. So the first
- * {@code tryLock()} that finds the lock free and reserved starts a clock
- * ({@code reservedFreeSince}), and one that finds it so {@link #RESERVATION_GRACE_NANOS} later
- * takes the lock ({@code CAS RESERVED -> LOCKED}, racing only the heir's own CAS from the same
- * value). Whoever takes or clears a free reservation stops the clock while the lock word still
- * keeps the next episode out. The heir, when it runs, finds the lock held, is still overdue and
- * reserves again. A release that wakes a heir that had reserved and parked yields its carrier
- * (or CPU) at once, so that the heir usually runs before the grace is out.
- *
- * <p><b>Yielding to an overdue heir.</b> A heir can only reserve when it runs. A virtual heir
- * woken by a running owner is queued on the owner's carrier; it runs there only when the owner's
- * virtual thread parks or yields, which an owner that barges never does, and elsewhere only if
- * another carrier is free and its CPU is not taken by the operating system. So every
- * {@link #OVERDUE_CHECK_INTERVAL}th contended release looks at the heir's deadline, and a
- * releasing thread that finds the heir overdue and the lock not reserved yields (after its
- * release, never holding the lock): the heir gets the carrier, or CPU, it may have been waiting
- * for, finds the lock free and takes it. Without this, on 8 virtual threads on 2 cores, an owner
- * often kept the lock for its whole share of the work while the heir it had woken never ran.
- *
- * <p><b>Unlock and the benign race.</b> {@code unlock} of a lock whose {@code Waiters} is
- * absent, or whose {@code queued} is zero, stores 0 into {@code state} with release semantics:
- * no atomic instruction, no fence. The hint is read before the store, so a thread that
- * registers concurrently can be missed: it becomes heir, fails its CAS because the store is
- * not yet visible to it, and parks while nobody will wake it (the store may also erase a
- * reservation set in that window; the heir sets it again). Two things recover from this, and
- * neither costs the uncontended path anything:
- * <ol>
- * <li>the heir spins before it parks (when more than one carrier exists), so a release that was
- *     merely late is seen during the spin; and
- * <li>the heir, and only the heir, may park with a timeout, starting at
- *     {@link #HEIR_PARK_MIN_NANOS} and doubling up to {@link #HEIR_PARK_MAX_NANOS}. A missed
- *     wake-up therefore costs at most one timeout, never liveness. Under the Java memory model
- *     the release store becomes visible eventually and a timed-out heir re-reads {@code state}
- *     with volatile semantics.
- * </ol>
- * The heir parks <em>without</em> a timeout when the owner cannot have read a stale hint:
- * <ul>
- * <li>when the owner came through a queue ({@code ownerQueue >= 0}, read after announcing the
- *     park): such an owner is counted in {@code queued} until it resets {@code ownerQueue}
- *     before its fenced release, so it takes the contended path and reads {@code parked};
- * <li>when the heir has read the lock word free (a volatile read) at any time since it
- *     registered ({@code sawFree}). The acquisition of the current owner then comes after that
- *     read in the synchronization order, and so after the registration; the owner's release
- *     reads the hint ({@code waiters}, then {@code queued}) with volatile loads after its
- *     acquisition, so it sees the heir counted and takes the contended path.
- * </ul>
- * <p>A heir waiting behind owners that barge sees the lock free between their critical sections,
- * so it almost never parks with a timeout. That matters for virtual threads: each timed park
- * arms a timer, and each early wake-up disarms it, through the scheduler's timer thread, whose
- * wake-ups (thousands per second when every park of a busy heir was timed) preempt the
- * carriers. The volatile loads of the hint cost nothing over plain loads on x86.
- *
- * <p>Every other wake-up is exact. When {@code queued} is non-zero, unlock takes the contended
- * path: it clears {@link #LOCKED} with an atomic add (a full fence) and then reads the heir
- * state. The heir announces {@code parked} with a volatile store and then re-reads
- * {@code state} with a volatile load. By sequential consistency of synchronization actions
- * (JLS 17.4.4) either the unlocker sees {@code parked} and unparks the heir, or the heir sees
- * the lock free. Non-heir waiters are woken only by designation (a CAS, then an unpark whose
- * permit is not lost if it precedes the park), so they park without a timeout.
- *
- * <p><b>The fairness bound.</b> Let a candidate C of queue k wait. The heir of the queue being
- * served reserves the lock after {@code PATIENCE_NANOS} as heir and then acquires within one
- * critical section and its own scheduling delay. Heirs are picked from the serving queue only
- * while its turn is younger than {@code TURN_NANOS}, so a turn lasts at most
- * {@code TURN_NANOS + PATIENCE_NANOS} (plus those delays); then the pick moves round-robin,
- * and C is picked after at most {@code queues - 1} turns, and acquires within
- * {@code PATIENCE_NANOS} of that. Within its own queue a thread is served in FIFO order. Let
- * a thread T of one queue have k threads ahead of it. Each of them queued before T, so its
- * deadline is at most T's queueing time plus {@code STARVATION_NANOS}; from then on each of them
- * reserves as soon as it is designated and acquires within one critical section and its own
- * scheduling delay, and T becomes heir after those k acquisitions, already overdue.
- *
- * <p><b>Cancellation.</b> A timed-out or interrupted waiter that is not yet a candidate marks
- * its node cancelled by CAS (racing the grant of the candidacy, also a CAS) and leaves it in
- * the queue; whoever passes the candidacy on skips cancelled nodes, releasing their MCS position
- * on their behalf. A cancelled node is never reused (its thread takes a fresh one), so no stale
- * reference can reach a later incarnation. A cancelling candidate clears its reservation,
- * passes its candidacy on, gives up the heir role and calls {@code wakeHeir}, so no wake-up is
- * lost.
- *
- * <p><b>Exceptions in the slow path.</b> The queue placement (user code for
- * {@link #withPlacement}) is asked before the thread registers, so a placement that throws
- * leaves the lock as it was. Between the swap of an MCS tail and the link from the predecessor
- * there is no call that can grow the stack: a {@link StackOverflowError} there would leave the
- * predecessor waiting for its successor forever. The same VarHandle access is performed once on
- * the thread's own node just before the swap, so the frames it needs are known to fit; what
- * remains is a stack overflow inside the VarHandle's own code between two identical accesses,
- * which the JDK's {@code ReentrantLock} avoids with {@code @ReservedStackAccess}, an annotation
- * user code cannot use.
- *
- * <p><b>Memory ordering.</b> Acquisition is a CAS with acquire semantics; the uncontended
- * release is a release store, and the contended one an atomic add: that is exactly the
- * happens-before edge {@link Lock} promises. Queue links and roles ({@code next},
- * {@code status}, {@code parked}, {@code heir}, candidate slots) are accessed with volatile
- * semantics, because each takes part in one of the store-then-load handshakes above.
  */
 public class VnaLock extends ConditionLock implements Lock {
+
+    /*
+     * Implementation notes (for maintainers; the class Javadoc above is for users).
+     *
+     * <p><b>State.</b> {@code state} is the lock word: bit {@link #LOCKED} while held, bit
+     * {@link #RESERVED} while the heir (below) forbids barging. Acquiring is a CAS on it, releasing
+     * a store. {@code owner} is the holding thread, written by the new owner right after its CAS and
+     * cleared before the release store; {@code holds} counts re-entries beyond the first. Both are
+     * plain fields touched only by the owner (a thread reading {@code owner} sees its own last write
+     * or a racing one, never its own stale {@code me}: that is all the owner checks need).
+     * Everything else lives in a {@link Waiters} record, created by the first thread that has to
+     * wait: per queue an MCS tail and the queue's <em>candidate</em>; for the whole lock the
+     * <em>heir</em>, the count {@code queued} and the turn of the queues.
+     *
+     * <p><b>Roles of a waiting thread.</b> A thread that fails the fast path registers in
+     * {@code queued}, tries the lock once more and appends its node to the MCS queue of its NUMA
+     * node (or socket). MCS order gives each queue one candidate, its head. At most one candidate,
+     * the heir, is awake and competes for the lock; every other waiter is parked without a timeout.
+     * When the heir takes the lock it leaves its queue at once, passing the candidacy to its MCS
+     * successor (so one node per thread serves every lock), clears the heir slot and records its
+     * queue in {@code ownerQueue}. (The paper holds the MCS lock through the critical section; this
+     * keeps its property that one thread per node contends, here one thread overall.)
+     *
+     * <p><b>Choosing the heir.</b> Whoever releases a contended lock, leaves the heir role, or
+     * becomes the first candidate of an empty queue while a barger owns the lock, calls
+     * {@link Waiters#wakeHeir}. If the slot holds a live heir that announced a park, it wakes it,
+     * once per park (the announcement is cleared by CAS). If the slot holds a node that is no
+     * longer a candidate of this lock (it acquired, or gave up, and the thread that installed it was
+     * slow), whoever sees that clears it and picks again: designation never depends on one thread
+     * being scheduled. If the slot is empty, it picks a candidate, installs it by CAS and unparks
+     * it. Nodes are reused, so a designator that was slow between its pick and its CAS could
+     * install a node that has since acquired and queued again: such a node would look live (a
+     * candidate of this lock) once its new wait reaches the head, while nobody wakes it. So each
+     * node counts its waits ({@code incarnation}), and the designator checks after its CAS that
+     * the node is still a candidate in the incarnation it picked, and otherwise uninstalls it and
+     * picks again. The pick prefers the queue whose turn it is (the queue of the last queued owner)
+     * until the turn has lasted {@link #TURN_NANOS}, then moves round-robin to the next queue with a
+     * candidate.
+     *
+     * <p><b>Competitive handoff, bounded in time.</b> Newcomers may barge: take a free lock by CAS
+     * ahead of the heir. That keeps running threads running, which is where the throughput of an
+     * unfair lock comes from, since waking a parked thread costs microseconds. The heir spins
+     * briefly. A spin that saw the lock free but lost it to a barger means the owner is running
+     * and takes the lock back between its critical sections: the heir then <em>naps</em>, a timed
+     * park of {@link #HEIR_NAP_NANOS} (100 µs) that no release ends, and spins again, until its
+     * deadline (below; see {@link #napAfterLosing}). Meanwhile the owner keeps the lock's cache line
+     * and the heir's core, or carrier, is free for other threads. Otherwise the heir announces a
+     * park and parks until a release wakes it. A spin that lost to a barger past the deadline
+     * doubles the next spin budget (up to {@link #MAX_HEIR_SPINS}), so a heir that keeps losing to
+     * bargers costs its waker fewer unparks; a spin during which the lock stayed held halves it
+     * (down to {@link #MIN_HEIR_SPINS}): the owner is in a long critical section or not running,
+     * and a longer spin would only take a CPU, or a carrier, that the owner may need to finish (see
+     * {@link #nextHeirSpins}). While it spins, the heir polls the lock word with exponential
+     * backoff and defers to a running owner: it takes a free lock only if the lock is still free a
+     * moment later ({@link #HEIR_DEFERENCE} pauses). An owner that runs one short critical section
+     * after another thus keeps the lock, and the data it guards, in its own core's cache, instead of
+     * having its cache line taken at every poll and the lock moved to another core in the gap
+     * between two of its critical sections. Once its <em>deadline</em> has passed, it sets
+     * {@link #RESERVED} on the held lock. The deadline is {@link #PATIENCE_NANOS} after it was
+     * designated (the time it took to be scheduled counts), or {@link #STARVATION_NANOS} after
+     * it queued if that comes first: a thread that waited behind others for that long reserves as
+     * soon as it is heir. Once reserved, the fast path ({@code CAS 0 -> LOCKED}) fails for
+     * everybody, the release keeps the bit, and only the heir may take the lock
+     * ({@code CAS RESERVED -> LOCKED}). The heir is running or about to be: the lock is never
+     * given to a parked thread, so a convoy (a wake-up on the critical path) costs at most one
+     * wake-up per reservation, not one every few acquisitions. A heir reserves before it spins, so
+     * that it is polling when the owner releases: the wake-up is paid only when the critical
+     * section outlasts the spin. A heir that gives up clears its reservation before it leaves, and so
+     * does a node that reserved while a slow designator had installed it for a moment in a wait it
+     * had not picked, if no live heir remains to take the reservation.
+     *
+     * <p><b>A reservation that lapses.</b> A free lock stays reserved only while its heir can take
+     * it. A heir that is not running cannot, and {@code tryLock()}, which must not refuse a lock that
+     * no thread holds for long, would fail for as long as the heir does not run: forever, if the
+     * thread retrying {@code tryLock()} holds the only carrier the heir can run on. So the first
+     * {@code tryLock()} that finds the lock free and reserved starts a clock
+     * ({@code reservedFreeSince}), and one that finds it so {@link #RESERVATION_GRACE_NANOS} later
+     * takes the lock ({@code CAS RESERVED -> LOCKED}, racing only the heir's own CAS from the same
+     * value). Whoever takes or clears a free reservation stops the clock while the lock word still
+     * keeps the next episode out. The heir, when it runs, finds the lock held, is still overdue and
+     * reserves again. A release that wakes a heir that had reserved and parked yields its carrier
+     * (or CPU) at once, so that the heir usually runs before the grace is out.
+     *
+     * <p><b>Yielding to an overdue heir.</b> A heir can only reserve when it runs. A virtual heir
+     * woken by a running owner is queued on the owner's carrier; it runs there only when the owner's
+     * virtual thread parks or yields, which an owner that barges never does, and elsewhere only if
+     * another carrier is free and its CPU is not taken by the operating system. So every
+     * {@link #OVERDUE_CHECK_INTERVAL}th contended release looks at the heir's deadline, and a
+     * releasing thread that finds the heir overdue and the lock not reserved yields (after its
+     * release, never holding the lock): the heir gets the carrier, or CPU, it may have been waiting
+     * for, finds the lock free and takes it. Without this, on 8 virtual threads on 2 cores, an owner
+     * often kept the lock for its whole share of the work while the heir it had woken never ran.
+     *
+     * <p><b>Unlock and the benign race.</b> {@code unlock} of a lock whose {@code Waiters} is
+     * absent, or whose {@code queued} is zero, stores 0 into {@code state} with release semantics:
+     * no atomic instruction, no fence. The hint is read before the store, so a thread that
+     * registers concurrently can be missed: it becomes heir, fails its CAS because the store is
+     * not yet visible to it, and parks while nobody will wake it (the store may also erase a
+     * reservation set in that window; the heir sets it again). Two things recover from this, and
+     * neither costs the uncontended path anything:
+     * <ol>
+     * <li>the heir spins before it parks (when more than one carrier exists), so a release that was
+     *     merely late is seen during the spin; and
+     * <li>the heir, and only the heir, may park with a timeout, starting at
+     *     {@link #HEIR_PARK_MIN_NANOS} and doubling up to {@link #HEIR_PARK_MAX_NANOS}. A missed
+     *     wake-up therefore costs at most one timeout, never liveness. Under the Java memory model
+     *     the release store becomes visible eventually and a timed-out heir re-reads {@code state}
+     *     with volatile semantics.
+     * </ol>
+     * The heir parks <em>without</em> a timeout when the owner cannot have read a stale hint:
+     * <ul>
+     * <li>when the owner came through a queue ({@code ownerQueue >= 0}, read after announcing the
+     *     park): such an owner is counted in {@code queued} until it resets {@code ownerQueue}
+     *     before its fenced release, so it takes the contended path and reads {@code parked};
+     * <li>when the heir has read the lock word free (a volatile read) at any time since it
+     *     registered ({@code sawFree}). The acquisition of the current owner then comes after that
+     *     read in the synchronization order, and so after the registration; the owner's release
+     *     reads the hint ({@code waiters}, then {@code queued}) with volatile loads after its
+     *     acquisition, so it sees the heir counted and takes the contended path.
+     * </ul>
+     * <p>A heir waiting behind owners that barge sees the lock free between their critical sections,
+     * so it almost never parks with a timeout. That matters for virtual threads: each timed park
+     * arms a timer, and each early wake-up disarms it, through the scheduler's timer thread, whose
+     * wake-ups (thousands per second when every park of a busy heir was timed) preempt the
+     * carriers. The volatile loads of the hint cost nothing over plain loads on x86.
+     *
+     * <p>Every other wake-up is exact. When {@code queued} is non-zero, unlock takes the contended
+     * path: it clears {@link #LOCKED} with an atomic add (a full fence) and then reads the heir
+     * state. The heir announces {@code parked} with a volatile store and then re-reads
+     * {@code state} with a volatile load. By sequential consistency of synchronization actions
+     * (JLS 17.4.4) either the unlocker sees {@code parked} and unparks the heir, or the heir sees
+     * the lock free. Non-heir waiters are woken only by designation (a CAS, then an unpark whose
+     * permit is not lost if it precedes the park), so they park without a timeout.
+     *
+     * <p><b>The fairness bound.</b> Let a candidate C of queue k wait. The heir of the queue being
+     * served reserves the lock after {@code PATIENCE_NANOS} as heir and then acquires within one
+     * critical section and its own scheduling delay. Heirs are picked from the serving queue only
+     * while its turn is younger than {@code TURN_NANOS}, so a turn lasts at most
+     * {@code TURN_NANOS + PATIENCE_NANOS} (plus those delays); then the pick moves round-robin,
+     * and C is picked after at most {@code queues - 1} turns, and acquires within
+     * {@code PATIENCE_NANOS} of that. Within its own queue a thread is served in FIFO order. Let
+     * a thread T of one queue have k threads ahead of it. Each of them queued before T, so its
+     * deadline is at most T's queueing time plus {@code STARVATION_NANOS}; from then on each of them
+     * reserves as soon as it is designated and acquires within one critical section and its own
+     * scheduling delay, and T becomes heir after those k acquisitions, already overdue.
+     *
+     * <p><b>Cancellation.</b> A timed-out or interrupted waiter that is not yet a candidate marks
+     * its node cancelled by CAS (racing the grant of the candidacy, also a CAS) and leaves it in
+     * the queue; whoever passes the candidacy on skips cancelled nodes, releasing their MCS position
+     * on their behalf. A cancelled node is never reused (its thread takes a fresh one), so no stale
+     * reference can reach a later incarnation. A cancelling candidate clears its reservation,
+     * passes its candidacy on, gives up the heir role and calls {@code wakeHeir}, so no wake-up is
+     * lost.
+     *
+     * <p><b>Exceptions in the slow path.</b> The queue placement (user code for
+     * {@link #withPlacement}) is asked before the thread registers, so a placement that throws
+     * leaves the lock as it was. Between the swap of an MCS tail and the link from the predecessor
+     * there is no call that can grow the stack: a {@link StackOverflowError} there would leave the
+     * predecessor waiting for its successor forever. The same VarHandle access is performed once on
+     * the thread's own node just before the swap, so the frames it needs are known to fit; what
+     * remains is a stack overflow inside the VarHandle's own code between two identical accesses,
+     * which the JDK's {@code ReentrantLock} avoids with {@code @ReservedStackAccess}, an annotation
+     * user code cannot use.
+     *
+     * <p><b>Memory ordering.</b> Acquisition is a CAS with acquire semantics; the uncontended
+     * release is a release store, and the contended one an atomic add: that is exactly the
+     * happens-before edge {@link Lock} promises. Queue links and roles ({@code next},
+     * {@code status}, {@code parked}, {@code heir}, candidate slots) are accessed with volatile
+     * semantics, because each takes part in one of the store-then-load handshakes above.
+     */
 
     /**
      * How long a heir lets newcomers barge before it reserves the lock for itself: 1 ms, the
@@ -372,6 +374,33 @@ public class VnaLock extends ConditionLock implements Lock {
         this(PER_NODE, null);
     }
 
+    /**
+     * Creates a lock like {@link #VnaLock()} with a name that numaloom's JFR events carry, so that
+     * {@code ./numaloom contention} and JDK Mission Control show {@code orders} rather than
+     * {@code VnaLock@} and an identity hash.
+     *
+     * @param name the name, not null
+     * @return a new lock, one waiting queue per NUMA node
+     * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
+     */
+    public static VnaLock named(String name) {
+        return new Named(name);
+    }
+
+    /*
+     * A named lock is a subclass, so that the name costs an unnamed lock nothing: a VnaLock is 40
+     * bytes (JOL, compressed oops), and a name field would make it 48. The name is read only when a
+     * JFR event is begun, under contention with a recording on (LockEvent.begin).
+     */
+    static final class Named extends VnaLock {
+        final String name;
+
+        Named(String name) {
+            super(PER_NODE, null);
+            this.name = Objects.requireNonNull(name, "name");
+        }
+    }
+
     /** For {@link KeyedLock}'s per-key records: {@code mode} is one of the placement modes above. */
     VnaLock(byte mode, QueuePlacement placement) {
         this.mode = mode;
@@ -382,6 +411,7 @@ public class VnaLock extends ConditionLock implements Lock {
     /**
      * Creates a lock with one waiting queue per socket (the paper's VNA_2_Q).
      *
+     * @return a new lock
      * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
      */
     public static VnaLock perSocket() {
@@ -393,6 +423,9 @@ public class VnaLock extends ConditionLock implements Lock {
      * know where their threads run better than {@code sched_getcpu} does, and for tests. An
      * exception thrown by {@link QueuePlacement#currentQueue()} propagates out of the acquiring
      * call and leaves the lock as it was.
+     *
+     * @param placement chooses the queue of each waiting thread
+     * @return a new lock
      */
     public static VnaLock withPlacement(QueuePlacement placement) {
         return new VnaLock(CUSTOM, checkPlacement(placement));
@@ -411,7 +444,13 @@ public class VnaLock extends ConditionLock implements Lock {
         return this.mode == mode && this.placement == placement;
     }
 
-    /** Shorthand for {@link #withPlacement(QueuePlacement)} from a count and a supplier. */
+    /**
+     * Shorthand for {@link #withPlacement(QueuePlacement)} from a count and a supplier.
+     *
+     * @param queueCount the number of queues, at least 1
+     * @param currentQueue the queue the calling thread should join, in {@code [0, queueCount)}
+     * @return a new lock
+     */
     public static VnaLock withPlacement(int queueCount, IntSupplier currentQueue) {
         Objects.requireNonNull(currentQueue, "currentQueue");
         return withPlacement(new QueuePlacement() {
@@ -512,27 +551,27 @@ public class VnaLock extends ConditionLock implements Lock {
 
     // ------------------------------------------------------------------ inspection
 
-    /** The number of holds on this lock by the current thread, or zero. */
+    /** {@return the number of holds on this lock by the current thread, or zero} */
     public int getHoldCount() {
         return isHeldByCurrentThread() ? holds + 1 : 0;
     }
 
-    /** Whether the current thread holds this lock. */
+    /** {@return whether the current thread holds this lock} */
     public boolean isHeldByCurrentThread() {
         return owner == Thread.currentThread();
     }
 
-    /** Whether any thread holds this lock; for monitoring, not for synchronization. */
+    /** {@return whether any thread holds this lock; for monitoring, not for synchronization} */
     public boolean isLocked() {
         return ((int) STATE.getVolatile(this) & LOCKED) != 0;
     }
 
-    /** The owner, or null; a snapshot for monitoring. */
+    /** {@return the owner, or null; a snapshot for monitoring} */
     protected Thread getOwner() {
         return isLocked() ? owner : null;
     }
 
-    /** Whether some thread may be waiting to acquire this lock; a snapshot for monitoring. */
+    /** {@return whether some thread may be waiting to acquire this lock; a snapshot for monitoring} */
     public boolean hasQueuedThreads() {
         return getQueueLength() > 0;
     }
@@ -544,6 +583,8 @@ public class VnaLock extends ConditionLock implements Lock {
      * held); one that acquired the lock, timed out or was interrupted is not. As with
      * {@code ReentrantLock}, the answer may be out of date as soon as it is returned.
      *
+     * @param thread the thread to look for
+     * @return whether {@code thread} is queued for this lock
      * @throws NullPointerException if {@code thread} is null
      */
     public final boolean hasQueuedThread(Thread thread) {
@@ -556,27 +597,32 @@ public class VnaLock extends ConditionLock implements Lock {
      * The threads waiting to acquire this lock, queue by queue, each in its queue's order; a snapshot for
      * monitoring (which threads are reported: see {@link #hasQueuedThread(Thread)}). It may miss a thread
      * that is just queuing or being handed the front of its queue, as {@code ReentrantLock}'s does.
+     *
+     * @return the queued threads, possibly empty
      */
     protected Collection<Thread> getQueuedThreads() {
         Waiters w = (Waiters) WAITERS.getVolatile(this);
         return w == null ? List.of() : w.queuedThreads();
     }
 
-    /** Always false: this lock lets newcomers barge, as a non-fair {@code ReentrantLock} does, within a bound in time. */
+    /**
+     * {@return always false: this lock lets newcomers barge, as a non-fair {@code ReentrantLock} does,
+     * within a bound in time}
+     */
     public final boolean isFair() {
         return false;
     }
 
     /**
-     * An estimate of the number of threads waiting to acquire this lock (threads between the
-     * failed fast path and acquisition, cancellation or timeout); for monitoring.
+     * {@return an estimate of the number of threads waiting to acquire this lock (threads between the
+     * failed fast path and acquisition, cancellation or timeout); for monitoring}
      */
     public int getQueueLength() {
         Waiters w = (Waiters) WAITERS.getVolatile(this);
         return w == null ? 0 : w.waitingThreads();
     }
 
-    /** The number of queues waiters are spread over: NUMA nodes, sockets or the custom count. */
+    /** {@return the number of queues waiters are spread over: NUMA nodes, sockets or the custom count} */
     public int queueCount() {
         return switch (mode) {
             case PER_NODE -> Topology.current().nodeCount();
@@ -585,12 +631,20 @@ public class VnaLock extends ConditionLock implements Lock {
         };
     }
 
-    /** Whether threads are waiting on {@code condition}, which must belong to this lock. */
+    /**
+     * {@return whether threads are waiting on {@code condition}, which must belong to this lock}
+     *
+     * @param condition a condition of this lock
+     */
     public boolean hasWaiters(Condition condition) {
         return ownCondition(condition).hasWaiters();
     }
 
-    /** An estimate of the threads waiting on {@code condition}, which must belong to this lock. */
+    /**
+     * {@return an estimate of the threads waiting on {@code condition}, which must belong to this lock}
+     *
+     * @param condition a condition of this lock
+     */
     public int getWaitQueueLength(Condition condition) {
         return ownCondition(condition).waitQueueLength();
     }

@@ -17,6 +17,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class VnaLockFootprintTest {
 
+    /**
+     * Names cost unnamed locks nothing: a plain lock's shallow size is what it was before names
+     * (40 bytes, compressed oops and class pointers) and only {@code VnaLock.named} pays for its field.
+     */
+    @Test
+    void aNameCostsOnlyTheNamedLock() {
+        long plain = ClassLayout.parseInstance(new VnaLock()).instanceSize();
+        long named = ClassLayout.parseInstance(VnaLock.named("orders")).instanceSize();
+        System.out.println("shallow size: VnaLock " + plain + " B, VnaLock.named " + named + " B");
+        assertTrue(plain <= 40, "an unnamed VnaLock grew to " + plain + " B");
+        assertTrue(named <= plain + 8, "a named VnaLock is " + named + " B");
+    }
+
     @Test
     void aFreshLockIsNoBiggerThanReentrantLock() {
         long vna = GraphLayout.parseInstance(new VnaLock()).totalSize();

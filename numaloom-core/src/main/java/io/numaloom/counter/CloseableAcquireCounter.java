@@ -70,84 +70,86 @@ import java.util.function.IntSupplier;
  * {@link #withPlacement} lets the application choose each thread's stripe. A striped acquisition asks
  * {@link io.numaloom.topology.CurrentCpu#cpu()} where it runs (a few nanoseconds; see there for the
  * native-access policy); a release does not.
- *
- * <h2>Implementation notes</h2>
- *
- * <p><b>Sources.</b> The problem and the shape of the solution come from the panama-dev thread
- * "Improve scaling of downcalls using MemorySegments allocated with shared arenas" (S. Monteith and
- * M. Cimadamore, December 2025): the JDK's shared session counts acquisitions in one CAS
- * word, which collapses beyond a few cores, and Monteith's proposal stripes the count, hands out
- * tickets, and closes in two phases, with racing acquirers waiting for the close's outcome. The
- * striping follows {@link java.util.concurrent.atomic.LongAdder}: a base word used until a CAS on it
- * fails, then cells created lazily, one per slot, each on its own cache lines; unlike LongAdder, whose
- * threads rehash after a collision through a per-thread probe that only the JDK can keep, a thread
- * here is placed by the CPU it runs on, as per-CPU reference counts are. The semantics (arrive,
- * depart, and a close that succeeds only at zero and makes later arrivals fail) are those of the
- * closeable scalable non-zero indicator, C-SNZI, of Lev, Luchangco and Olszewski, "Scalable
- * Reader-Writer Locks" (SPAA 2009), built on the SNZI of Ellen, Lev, Luchangco and Moir, "SNZI: Scalable
- * NonZero Indicators" (PODC 2007). This class keeps that interface but replaces the SNZI tree with a
- * flat table, because an uncontended arrival must cost one CAS, not a walk from a leaf.
- *
- * <p><b>Words.</b> The counter's {@code base} field and each stripe's value are <em>words</em>. A word
- * holds the number of acquisitions outstanding on it (at least 0), or {@code CLOSING} (a closer claimed
- * it while it was zero), or {@code CLOSED}. Ticket 0 names the base; ticket {@code s + 1} names the
- * stripe in slot {@code s} of the {@link Stripes} table, which is created once and whose slots, once
- * filled, never change. A word in {@code CLOSING} or {@code CLOSED} has no outstanding acquisition.
- *
- * <p><b>Control.</b> {@code control} is null while nothing structural happens; a {@link Control} record
- * while one thread closes the counter or creates a stripe; and {@link #CLOSED_CONTROL} forever once
- * the counter is closed. It is taken by CAS and serializes closers and stripe creation, so a closer
- * walks a set of words that cannot change under it. Acquire and release never write it.
- *
- * <p><b>Acquire.</b> Read the word; if it is a count, CAS it one higher and return its ticket; if it
- * is {@code CLOSED}, fail; if it is {@code CLOSING}, wait until the control holder is done and read it
- * again. Before the table exists the word is the base, and a failed CAS on the base creates the table
- * (contention). After that a thread uses its home slot, the slot of its current CPU (see
- * {@link Stripes} for why per CPU rather than per thread); a failed CAS moves it to the next slot of the
- * same node group, and an empty slot is filled, under control, with a new stripe that already counts
- * the caller's acquisition.
- *
- * <p><b>Release.</b> CAS the ticket's word one lower if it is positive; otherwise the caller releases
- * more than was acquired, which throws and changes nothing.
- *
- * <p><b>Close.</b> First read every word; if one holds an acquisition, return {@code BUSY} having
- * written nothing (a closer that polls a busy counter then costs its acquirers nothing). Otherwise
- * take control (wait while another thread holds it; {@code ALREADY_CLOSED} if it is
- * {@code CLOSED_CONTROL}). Phase one: CAS every word, the base first, from 0 to {@code CLOSING}. If a
- * word is not 0, an acquisition is outstanding: store 0 back into the words already marked, release
- * control, wake the waiters, and return {@code BUSY}. Phase two, all words marked: store {@code CLOSED}
- * into the base, which is the linearization point of the close, then into every stripe, set control
- * to {@code CLOSED_CONTROL}, wake the waiters, and return {@code CLOSED}.
- *
- * <p><b>Why the invariants hold.</b> (1) When the last word is marked every word is zero and claimed,
- * and a claimed word cannot rise (acquirers wait) or fall (a release of a zero word throws without
- * writing), so no acquisition is outstanding at the base commit. (2) From the base commit on, every
- * word is {@code CLOSING} or {@code CLOSED}, no slot can be filled (control is held, then closed), and
- * words only move on to {@code CLOSED}: every later acquire fails. {@code isClosed()} reads the base,
- * the first word to become {@code CLOSED}, so it is true as soon as any acquire can fail. (3) An
- * acquire fails only when it reads {@code CLOSED} in a word or {@code CLOSED_CONTROL}, both written after
- * the base commit; a {@code BUSY} close puts its marks back to 0 before it releases control, and the
- * acquirers that met them only waited (a close that sees a holder before claiming writes nothing). (4) Control admits one closer at a time and only a committing
- * closer installs {@code CLOSED_CONTROL}. (5) A release is a volatile CAS on its word, and the closer's
- * CAS from 0 on that word comes later in the synchronization order (it reads that release's zero or
- * a later write), so the release happens-before the mark, which precedes the return (JLS 17.4.4).
- *
- * <p><b>Waiting.</b> A thread that must wait (an acquirer at a {@code CLOSING} word, a closer or a
- * stripe creator at a held control word) waits for the holder's {@code Control} record to leave the
- * control word. It spins for {@link #SPINS} rounds of {@link Thread#onSpinWait()} (none on one CPU),
- * then pushes a {@link Waiter} onto the record's Treiber stack, and parks until the control word
- * changes. The holder first writes the control word, then swaps the stack for a terminal marker and
- * unparks everyone it held. Both sides use volatile accesses, so either the waiter sees the new control
- * word after its push or the holder sees the waiter in the stack; a push onto a finished record fails
- * and the waiter returns. Each record serves one operation, so there is no ABA.
- *
- * <p><b>Memory ordering.</b> All CASes have volatile semantics, which the argument for (5) and the
- * waiting handshake use. The loads that a CAS validates are acquire loads. The base commit is a
- * volatile store (what {@code isClosed()} reads); the other stores that restore or commit marks are
- * release stores, and they precede the volatile write of the control word, which a waiter reads before
- * it reads its word again.
  */
 public final class CloseableAcquireCounter {
+
+    /*
+     * Implementation notes (for maintainers; the class Javadoc above is for users).
+     *
+     * <p><b>Sources.</b> The problem and the shape of the solution come from the panama-dev thread
+     * "Improve scaling of downcalls using MemorySegments allocated with shared arenas" (S. Monteith and
+     * M. Cimadamore, December 2025): the JDK's shared session counts acquisitions in one CAS
+     * word, which collapses beyond a few cores, and Monteith's proposal stripes the count, hands out
+     * tickets, and closes in two phases, with racing acquirers waiting for the close's outcome. The
+     * striping follows {@link java.util.concurrent.atomic.LongAdder}: a base word used until a CAS on it
+     * fails, then cells created lazily, one per slot, each on its own cache lines; unlike LongAdder, whose
+     * threads rehash after a collision through a per-thread probe that only the JDK can keep, a thread
+     * here is placed by the CPU it runs on, as per-CPU reference counts are. The semantics (arrive,
+     * depart, and a close that succeeds only at zero and makes later arrivals fail) are those of the
+     * closeable scalable non-zero indicator, C-SNZI, of Lev, Luchangco and Olszewski, "Scalable
+     * Reader-Writer Locks" (SPAA 2009), built on the SNZI of Ellen, Lev, Luchangco and Moir, "SNZI: Scalable
+     * NonZero Indicators" (PODC 2007). This class keeps that interface but replaces the SNZI tree with a
+     * flat table, because an uncontended arrival must cost one CAS, not a walk from a leaf.
+     *
+     * <p><b>Words.</b> The counter's {@code base} field and each stripe's value are <em>words</em>. A word
+     * holds the number of acquisitions outstanding on it (at least 0), or {@code CLOSING} (a closer claimed
+     * it while it was zero), or {@code CLOSED}. Ticket 0 names the base; ticket {@code s + 1} names the
+     * stripe in slot {@code s} of the {@link Stripes} table, which is created once and whose slots, once
+     * filled, never change. A word in {@code CLOSING} or {@code CLOSED} has no outstanding acquisition.
+     *
+     * <p><b>Control.</b> {@code control} is null while nothing structural happens; a {@link Control} record
+     * while one thread closes the counter or creates a stripe; and {@link #CLOSED_CONTROL} forever once
+     * the counter is closed. It is taken by CAS and serializes closers and stripe creation, so a closer
+     * walks a set of words that cannot change under it. Acquire and release never write it.
+     *
+     * <p><b>Acquire.</b> Read the word; if it is a count, CAS it one higher and return its ticket; if it
+     * is {@code CLOSED}, fail; if it is {@code CLOSING}, wait until the control holder is done and read it
+     * again. Before the table exists the word is the base, and a failed CAS on the base creates the table
+     * (contention). After that a thread uses its home slot, the slot of its current CPU (see
+     * {@link Stripes} for why per CPU rather than per thread); a failed CAS moves it to the next slot of the
+     * same node group, and an empty slot is filled, under control, with a new stripe that already counts
+     * the caller's acquisition.
+     *
+     * <p><b>Release.</b> CAS the ticket's word one lower if it is positive; otherwise the caller releases
+     * more than was acquired, which throws and changes nothing.
+     *
+     * <p><b>Close.</b> First read every word; if one holds an acquisition, return {@code BUSY} having
+     * written nothing (a closer that polls a busy counter then costs its acquirers nothing). Otherwise
+     * take control (wait while another thread holds it; {@code ALREADY_CLOSED} if it is
+     * {@code CLOSED_CONTROL}). Phase one: CAS every word, the base first, from 0 to {@code CLOSING}. If a
+     * word is not 0, an acquisition is outstanding: store 0 back into the words already marked, release
+     * control, wake the waiters, and return {@code BUSY}. Phase two, all words marked: store {@code CLOSED}
+     * into the base, which is the linearization point of the close, then into every stripe, set control
+     * to {@code CLOSED_CONTROL}, wake the waiters, and return {@code CLOSED}.
+     *
+     * <p><b>Why the invariants hold.</b> (1) When the last word is marked every word is zero and claimed,
+     * and a claimed word cannot rise (acquirers wait) or fall (a release of a zero word throws without
+     * writing), so no acquisition is outstanding at the base commit. (2) From the base commit on, every
+     * word is {@code CLOSING} or {@code CLOSED}, no slot can be filled (control is held, then closed), and
+     * words only move on to {@code CLOSED}: every later acquire fails. {@code isClosed()} reads the base,
+     * the first word to become {@code CLOSED}, so it is true as soon as any acquire can fail. (3) An
+     * acquire fails only when it reads {@code CLOSED} in a word or {@code CLOSED_CONTROL}, both written after
+     * the base commit; a {@code BUSY} close puts its marks back to 0 before it releases control, and the
+     * acquirers that met them only waited (a close that sees a holder before claiming writes nothing). (4) Control admits one closer at a time and only a committing
+     * closer installs {@code CLOSED_CONTROL}. (5) A release is a volatile CAS on its word, and the closer's
+     * CAS from 0 on that word comes later in the synchronization order (it reads that release's zero or
+     * a later write), so the release happens-before the mark, which precedes the return (JLS 17.4.4).
+     *
+     * <p><b>Waiting.</b> A thread that must wait (an acquirer at a {@code CLOSING} word, a closer or a
+     * stripe creator at a held control word) waits for the holder's {@code Control} record to leave the
+     * control word. It spins for {@link #SPINS} rounds of {@link Thread#onSpinWait()} (none on one CPU),
+     * then pushes a {@link Waiter} onto the record's Treiber stack, and parks until the control word
+     * changes. The holder first writes the control word, then swaps the stack for a terminal marker and
+     * unparks everyone it held. Both sides use volatile accesses, so either the waiter sees the new control
+     * word after its push or the holder sees the waiter in the stack; a push onto a finished record fails
+     * and the waiter returns. Each record serves one operation, so there is no ABA.
+     *
+     * <p><b>Memory ordering.</b> All CASes have volatile semantics, which the argument for (5) and the
+     * waiting handshake use. The loads that a CAS validates are acquire loads. The base commit is a
+     * volatile store (what {@code isClosed()} reads); the other stores that restore or commit marks are
+     * release stores, and they precede the volatile write of the control word, which a waiter reads before
+     * it reads its word again.
+     */
 
     /** A word claimed by a closer in phase one; it holds no acquisition. */
     static final int CLOSING = -1;

@@ -95,8 +95,8 @@ public final class CurrentCpu {
     private CurrentCpu() {}
 
     /**
-     * Returns the id of the CPU the calling thread is running on (or, with {@link Source#THREAD_SPREAD},
-     * the thread's fixed CPU). Never throws; allocates nothing.
+     * {@return the id of the CPU the calling thread is running on (or, with {@link Source#THREAD_SPREAD},
+     * the thread's fixed CPU)} Never throws; allocates nothing.
      */
     public static int cpu() {
         MethodHandle h = SCHED_GETCPU;
@@ -119,8 +119,8 @@ public final class CurrentCpu {
     }
 
     /**
-     * Returns the dense index of the NUMA node of {@link #cpu()} in {@link Topology#current()}, in
-     * {@code [0, Topology.current().nodeCount())}.
+     * {@return the dense index of the NUMA node of {@link #cpu()} in {@link Topology#current()}, in
+     * {@code [0, Topology.current().nodeCount())}}
      *
      * @throws IllegalArgumentException if the {@code numaloom.topology} property holds a bad spec
      */
@@ -129,8 +129,8 @@ public final class CurrentCpu {
     }
 
     /**
-     * Returns the dense index of the socket of {@link #cpu()} in {@link Topology#current()}, in
-     * {@code [0, Topology.current().socketCount())}.
+     * {@return the dense index of the socket of {@link #cpu()} in {@link Topology#current()}, in
+     * {@code [0, Topology.current().socketCount())}}
      *
      * @throws IllegalArgumentException if the {@code numaloom.topology} property holds a bad spec
      */
@@ -139,8 +139,8 @@ public final class CurrentCpu {
     }
 
     /**
-     * Returns the dense index of the cluster of {@link #cpu()} in {@link Topology#current()}, in
-     * {@code [0, Topology.current().clusterCount())}.
+     * {@return the dense index of the cluster of {@link #cpu()} in {@link Topology#current()}, in
+     * {@code [0, Topology.current().clusterCount())}}
      *
      * @throws IllegalArgumentException if the {@code numaloom.topology} property holds a bad spec
      */
@@ -148,12 +148,12 @@ public final class CurrentCpu {
         return Topology.current().clusterOf(cpu());
     }
 
-    /** Returns the source {@link #cpu()} uses, fixed for the life of the JVM. */
+    /** {@return the source {@link #cpu()} uses, fixed for the life of the JVM} */
     public static Source source() {
         return SCHED_GETCPU != null ? Source.SCHED_GETCPU : Source.THREAD_SPREAD;
     }
 
-    /** Returns why {@link #source()} is what it is, in words (the text that was logged). */
+    /** {@return why {@link #source()} is what it is, in words (the text that was logged)} */
     public static String sourceReason() {
         return REASON;
     }

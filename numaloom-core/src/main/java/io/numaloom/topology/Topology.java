@@ -149,8 +149,8 @@ public final class Topology {
     // Factories
 
     /**
-     * Returns the topology the library uses: the one described by the {@code numaloom.topology} system
-     * property if it is set (and is neither empty nor {@code detect}), else the detected one. It is computed
+     * {@return the topology the library uses: the one described by the {@code numaloom.topology} system
+     * property if it is set (and is neither empty nor {@code detect}), else the detected one} It is computed
      * once per JVM, on first use, and the same instance is returned afterwards.
      *
      * @throws IllegalArgumentException on every call, if the property holds a malformed or impossible spec
@@ -172,6 +172,8 @@ public final class Topology {
      * Detects the topology from sysfs now, ignoring the {@code numaloom.topology} property. Never throws:
      * on a system that is not Linux, or whose sysfs cannot be read, it returns a one-node, one-socket
      * topology whose {@link #source()} says why.
+     *
+     * @return the detected topology, or the fallback
      */
     public static Topology detect() {
         return detect(System.getProperty("os.name", ""), Path.of(SYSFS_ROOT));
@@ -207,6 +209,8 @@ public final class Topology {
     /**
      * Parses a virtual topology over the detected online CPUs. See the class comment for the grammar.
      *
+     * @param spec a topology spec (see the class comment)
+     * @return the virtual topology
      * @throws IllegalArgumentException if the spec is malformed or impossible; the message quotes it
      * @throws NullPointerException if {@code spec} is null
      */
@@ -217,6 +221,9 @@ public final class Topology {
     /**
      * Parses a virtual topology over the given online CPU ids (any order, distinct, non-negative).
      *
+     * @param spec a topology spec (see the class comment)
+     * @param onlineCpus the online CPU ids
+     * @return the virtual topology
      * @throws IllegalArgumentException if the spec is malformed or impossible, or the CPU ids are empty,
      *         negative or repeated
      * @throws NullPointerException if an argument is null
@@ -247,59 +254,70 @@ public final class Topology {
     // ---------------------------------------------------------------------------------------------
     // Queries
 
-    /** Returns the number of online CPUs. */
+    /** {@return the number of online CPUs} */
     public int cpuCount() {
         return cpus.length;
     }
 
-    /** Returns the online CPU ids in ascending order (a fresh copy). */
+    /** {@return the online CPU ids in ascending order (a fresh copy)} */
     public int[] cpus() {
         return cpus.clone();
     }
 
-    /** Returns the number of NUMA nodes that have online CPUs; node indices are {@code 0..nodeCount()-1}. */
+    /** {@return the number of NUMA nodes that have online CPUs; node indices are {@code 0..nodeCount()-1}} */
     public int nodeCount() {
         return kernelNodeIds.length;
     }
 
     /**
-     * Returns the dense node index of CPU {@code cpu}, in {@code [0, nodeCount())}; {@code 0} for an id that
-     * is not online. One bounds check and one array load.
+     * {@return the dense node index of CPU {@code cpu}, in {@code [0, nodeCount())}; {@code 0} for an id that
+     * is not online} One bounds check and one array load.
+     *
+     * @param cpu a CPU id
      */
     public int nodeOf(int cpu) {
         int[] map = nodeByCpu;
         return cpu >= 0 && cpu < map.length ? map[cpu] : 0;
     }
 
-    /** Returns the number of sockets (packages); socket indices are {@code 0..socketCount()-1}. */
+    /** {@return the number of sockets (packages); socket indices are {@code 0..socketCount()-1}} */
     public int socketCount() {
         return kernelSocketIds.length;
     }
 
-    /** Returns the dense socket index of CPU {@code cpu}, in {@code [0, socketCount())}; 0 if not online. */
+    /**
+     * {@return the dense socket index of CPU {@code cpu}, in {@code [0, socketCount())}; 0 if not online}
+     *
+     * @param cpu a CPU id
+     */
     public int socketOf(int cpu) {
         int[] map = socketByCpu;
         return cpu >= 0 && cpu < map.length ? map[cpu] : 0;
     }
 
     /**
-     * Returns the number of clusters: groups of CPUs sharing a cache below the socket where the kernel
-     * exposes {@code cluster_id}, else cores, else sockets; in a virtual topology, nodes. See the class
+     * {@return the number of clusters: groups of CPUs sharing a cache below the socket where the kernel
+     * exposes {@code cluster_id}, else cores, else sockets; in a virtual topology, nodes} See the class
      * comment.
      */
     public int clusterCount() {
         return clusterCount;
     }
 
-    /** Returns the dense cluster index of CPU {@code cpu}, in {@code [0, clusterCount())}; 0 if not online. */
+    /**
+     * {@return the dense cluster index of CPU {@code cpu}, in {@code [0, clusterCount())}; 0 if not online}
+     *
+     * @param cpu a CPU id
+     */
     public int clusterOf(int cpu) {
         int[] map = clusterByCpu;
         return cpu >= 0 && cpu < map.length ? map[cpu] : 0;
     }
 
     /**
-     * Returns the online CPUs of node {@code node}, ascending (a fresh copy).
+     * {@return the online CPUs of node {@code node}, ascending (a fresh copy)}
      *
+     * @param node a dense node index, in {@code [0, nodeCount())}
      * @throws IndexOutOfBoundsException if {@code node} is not in {@code [0, nodeCount())}
      */
     public int[] cpusOfNode(int node) {
@@ -307,8 +325,9 @@ public final class Topology {
     }
 
     /**
-     * Returns the online CPUs of socket {@code socket}, ascending (a fresh copy).
+     * {@return the online CPUs of socket {@code socket}, ascending (a fresh copy)}
      *
+     * @param socket a dense socket index, in {@code [0, socketCount())}
      * @throws IndexOutOfBoundsException if {@code socket} is not in {@code [0, socketCount())}
      */
     public int[] cpusOfSocket(int socket) {
@@ -316,8 +335,9 @@ public final class Topology {
     }
 
     /**
-     * Returns the online CPUs of cluster {@code cluster}, ascending (a fresh copy).
+     * {@return the online CPUs of cluster {@code cluster}, ascending (a fresh copy)}
      *
+     * @param cluster a dense cluster index, in {@code [0, clusterCount())}
      * @throws IndexOutOfBoundsException if {@code cluster} is not in {@code [0, clusterCount())}
      */
     public int[] cpusOfCluster(int cluster) {
@@ -325,9 +345,10 @@ public final class Topology {
     }
 
     /**
-     * Returns the kernel's id of dense node {@code node} (the {@code N} of {@code nodeN} in sysfs, or the
-     * node id written in a map spec). Sparse ids such as {@code node0, node2} have indices {@code 0, 1}.
+     * {@return the kernel's id of dense node {@code node} (the {@code N} of {@code nodeN} in sysfs, or the
+     * node id written in a map spec)} Sparse ids such as {@code node0, node2} have indices {@code 0, 1}.
      *
+     * @param node a dense node index, in {@code [0, nodeCount())}
      * @throws IndexOutOfBoundsException if {@code node} is not in {@code [0, nodeCount())}
      */
     public int kernelNodeId(int node) {
@@ -335,9 +356,10 @@ public final class Topology {
     }
 
     /**
-     * Returns the kernel's {@code physical_package_id} of dense socket {@code socket} ({@code -1} where the
-     * kernel did not say), or the socket id written in a map spec.
+     * {@return the kernel's {@code physical_package_id} of dense socket {@code socket} ({@code -1} where the
+     * kernel did not say), or the socket id written in a map spec}
      *
+     * @param socket a dense socket index, in {@code [0, socketCount())}
      * @throws IndexOutOfBoundsException if {@code socket} is not in {@code [0, socketCount())}
      */
     public int kernelSocketId(int socket) {
@@ -345,14 +367,14 @@ public final class Topology {
     }
 
     /**
-     * Returns where this topology came from: {@code "sysfs"} (or {@code "sysfs at <root>"} for a tree other
-     * than {@code /sys}), {@code "numaloom.topology=<spec> (virtual)"}, or {@code "fallback: <why>"}.
+     * {@return where this topology came from: {@code "sysfs"} (or {@code "sysfs at <root>"} for a tree other
+     * than {@code /sys}), {@code "numaloom.topology=<spec> (virtual)"}, or {@code "fallback: <why>"}}
      */
     public String source() {
         return source;
     }
 
-    /** Returns whether this is the fallback topology of a failed detection. */
+    /** {@return whether this is the fallback topology of a failed detection} */
     public boolean isFallback() {
         return source.startsWith("fallback:");
     }

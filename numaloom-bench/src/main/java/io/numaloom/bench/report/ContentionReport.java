@@ -82,8 +82,8 @@ public final class ContentionReport {
                 .append("td:last-child{text-align:left}</style></head><body>\n")
                 .append("<h1>numaloom contention</h1>\n<p>").append(Html.esc(s.file().toString())).append(": ")
                 .append(s.lockWaits()).append(" contended acquisitions and ").append(s.conditionWaits())
-                .append(" condition waits of numaloom locks, at or above the recording's thresholds (20 ms unless"
-                        + " its settings lower them).</p>\n");
+                .append(" condition waits of numaloom locks, at or above the recording's thresholds (")
+                .append(Html.esc(Contention.thresholds(s.thresholds()))).append(").</p>\n");
         if (plotted) {
             sb.append("<p><img src=\"").append(PLOT).append(".png\" alt=\"histogram of wait times\" width=\"")
                     .append(Charts.WIDTH).append("\"></p>\n");
@@ -103,10 +103,17 @@ public final class ContentionReport {
                     .append("<td>").append(Html.esc(Contention.entries(l.topHolders(5)))).append("</td></tr>\n");
         }
         sb.append("</table>\n");
-        for (Contention.LockWaits l : waited) {
+        for (Contention.LockWaits l : waited.subList(0, Math.min(top, waited.size()))) {
+            sb.append("<h2>").append(Html.esc(l.label())).append(": where threads waited</h2>\n")
+                    .append("<table><tr><th>call site</th><th>waits</th><th>total ms</th></tr>\n");
+            for (Contention.CallSite c : l.topCallSites(top)) {
+                sb.append("<tr><td>").append(Html.esc(c.frame())).append("</td>").append(cell("%d", c.waits()))
+                        .append(cell("%.1f", c.totalMillis())).append("</tr>\n");
+            }
+            sb.append("</table>\n");
             if (!l.keyNanos.isEmpty()) {
                 sb.append("<p>Keys of ").append(Html.esc(l.label())).append(" waited for longest: ")
-                        .append(Html.esc(Contention.entries(l.topKeys(10)))).append("</p>\n");
+                        .append(Html.esc(Contention.entries(l.topKeys(top)))).append("</p>\n");
             }
         }
         sb.append("<p>queued: waited in a queue, not just polled; parked: slept at least once; reserved: took the lock")

@@ -28,13 +28,14 @@ class ContentionCommandTest {
 
     @Test
     void summarizesTheMostContendedLocksOfARecording(@TempDir Path dir) throws Exception {
-        VnaLock busy = new VnaLock();
+        VnaLock busy = VnaLock.named("orders");
         VnaLock quiet = new VnaLock();
-        KeyedLock<String> accounts = new KeyedLock<>();
+        KeyedLock<String> accounts = KeyedLock.builder().name("accounts").build();
         Path file = dir.resolve("app.jfr");
         try (Recording r = new Recording()) {
             r.enable("io.numaloom.LockContended").withThreshold(Duration.ZERO);
             r.enable("io.numaloom.ConditionAwait").withThreshold(Duration.ZERO);
+            r.enable("jdk.ActiveSetting"); // on in JFR's default and profile settings; a bare Recording needs it named
             r.start();
             waitOnce(busy);
             waitOnce(busy);
@@ -55,7 +56,7 @@ class ContentionCommandTest {
         assertEquals(0, res.status(), res.err());
         String text = res.out();
         assertTrue(text.contains("4 contended acquisitions and 1 condition waits"), text);
-        String busyRow = row(text, "VnaLock@" + Integer.toHexString(System.identityHashCode(busy)));
+        String busyRow = row(text, "orders ");
         String quietRow = row(text, "VnaLock@" + Integer.toHexString(System.identityHashCode(quiet)));
         assertTrue(text.indexOf(busyRow) < text.indexOf(quietRow), "the longest total wait first:\n" + text);
         assertEquals("2", busyRow.split("\\s+")[1], busyRow);
@@ -63,13 +64,25 @@ class ContentionCommandTest {
         assertTrue(Double.parseDouble(busyRow.split("\\s+")[2]) >= 2 * HELD_MILLIS, "total ms: " + busyRow);
         assertTrue(busyRow.contains("100%"), "queued and parked: " + busyRow);
         assertTrue(busyRow.contains(Thread.currentThread().getName()), "the holder: " + busyRow);
-        String keyed = "KeyedLock@" + Integer.toHexString(System.identityHashCode(accounts));
+        String keyed = "accounts";
         row(text, keyed);
         assertTrue(text.contains("keys of " + keyed + " waited for longest: hash " + "alice".hashCode()), text);
+        assertTrue(text.lines().findFirst().orElseThrow().contains("thresholds: ConditionAwait 0 ns, LockContended 0 ns"),
+                "the thresholds the recording used, from its jdk.ActiveSetting events:\n" + text);
+        // Every wait's call site is the waiter's lambda in waitOnce, below numaloom's own frames (for the
+        // KeyedLock, KeyLock.lock and KeyedLock's): the recorded stack reaches the test's frame.
+        String site = "io.numaloom.bench.cli.ContentionCommandTest.lambda$waitOnce$";
+        for (String label : new String[] {busyRow.split("\\s+")[0], quietRow.split("\\s+")[0], keyed}) {
+            String sites = text.substring(text.indexOf("  " + label + ": where threads waited"));
+            String first = sites.lines().skip(1).findFirst().orElseThrow();
+            assertTrue(first.contains(site), label + "'s top call site:\n" + text);
+        }
+        assertTrue(!text.contains("(no frame outside numaloom"), text);
         assertTrue(row(text.substring(text.indexOf("condition waits on")), "VnaLock@").matches(".*\\s1\\s+\\S+\\s+1$"),
                 "one condition wait, timed out:\n" + text);
         String html = Files.readString(out.resolve("contention.html"));
         assertTrue(html.contains(busyRow.split("\\s+")[0]) && html.contains("contention-waits.png"), html);
+        assertTrue(html.contains("ContentionCommandTest.lambda$waitOnce$") && html.contains("LockContended 0 ns"), html);
         assertTrue(Files.size(out.resolve("contention-waits.png")) > 0);
         assertTrue(Files.exists(out.resolve("contention-waits.svg")));
     }
