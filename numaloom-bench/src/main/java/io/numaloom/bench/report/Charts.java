@@ -80,6 +80,7 @@ public final class Charts {
                 .xAxisTitle("threads (" + threadsLabel(bench) + ")" + (log2 ? ", log2 scale" : ""))
                 .yAxisTitle(yTitle(bench)).build();
         style(chart.getStyler());
+        chart.getStyler().setChartTitleFont(titleFont(bench.title()));
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
         chart.getStyler().setYAxisMin(0.0);
         chart.getStyler().setXAxisDecimalPattern("0.##");
@@ -144,6 +145,7 @@ public final class Charts {
                         + ", " + threadsLabel(bench) + ")")
                 .yAxisTitle(yTitle(bench)).build();
         style(chart.getStyler());
+        chart.getStyler().setChartTitleFont(titleFont(bench.title()));
         chart.getStyler().setLegendVisible(false);
         chart.getStyler().setYAxisMin(0.0);
         chart.getStyler().setOverlapped(true);
@@ -166,6 +168,32 @@ public final class Charts {
             s.setFillColor(colorOf(lock, lockOrder));
         }
         return chart;
+    }
+
+    /**
+     * The widest a title may be: XChart centres it over the plot area, which the legend (outside, to the right)
+     * and the y axis narrow to about two thirds of the image, and a wider title is cut at both ends.
+     */
+    static final int TITLE_BUDGET = WIDTH * 3 / 5;
+
+    /** The title's font: bold 16 pt, smaller (down to 10 pt) until the title fits {@link #TITLE_BUDGET}. */
+    static Font titleFont(String title) {
+        java.awt.image.BufferedImage img = new java.awt.image.BufferedImage(1, 1, java.awt.image.BufferedImage.TYPE_INT_RGB);
+        java.awt.Graphics2D g = img.createGraphics();
+        try {
+            g.setRenderingHint(java.awt.RenderingHints.KEY_TEXT_ANTIALIASING, java.awt.RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
+            Font f = new Font(Font.SANS_SERIF, Font.BOLD, 16);
+            while (f.getSize() > 10 && titleWidth(g, f, title) > TITLE_BUDGET) {
+                f = f.deriveFont((float) (f.getSize() - 1));
+            }
+            return f;
+        } finally {
+            g.dispose();
+        }
+    }
+
+    static double titleWidth(java.awt.Graphics2D g, Font f, String title) {
+        return f.getStringBounds(title == null ? "" : title, g.getFontRenderContext()).getWidth();
     }
 
     static void style(Styler styler) {

@@ -174,7 +174,7 @@ final class Html {
             h.append(r.ok() ? "<tr>" : "<tr class=\"failed\">")
                     .append(td(Integer.toString(r.threads()))).append("<td class=\"l\">").append(esc(r.lock())).append("</td>")
                     .append(td(Report.num(r.opsPerMs())))
-                    .append(td(r.opsPerMsCiLow() == null ? "" : Report.num(r.opsPerMsCiLow()) + " – " + Report.num(r.opsPerMsCiHigh())))
+                    .append(td(Report.throughputCi(r.opsPerMsCiLow(), r.opsPerMsCiHigh())))
                     .append(td(Report.num(r.timeMs()))).append(td(Report.fixed(r.jain(), 3)))
                     .append(td(Report.fixed(r.minMaxRatio(), 2))).append(td(Report.micros(r.latencyP50Ns())))
                     .append(td(Report.micros(r.latencyP99Ns()))).append(td(Report.micros(r.latencyP999Ns())))
@@ -195,6 +195,10 @@ final class Html {
                     .append("</td></tr>\n");
         }
         h.append("</table>\n");
+        if (s.rows().stream().anyMatch(r -> r.opsPerMsCiLow() != null && r.opsPerMsCiLow() < 0)) {
+            h.append("<p class=\"muted\">0* in the 95% CI column: the interval's lower bound fell below zero (few or very ")
+                    .append("unequal rounds) and is shown clamped at 0, as throughput cannot be negative.</p>\n");
+        }
         String placement = s.rows().stream().map(PointResult::placement).filter(p -> p != null && !p.isEmpty())
                 .findFirst().orElse(null);
         if (placement != null) {

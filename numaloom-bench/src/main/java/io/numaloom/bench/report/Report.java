@@ -107,6 +107,18 @@ public final class Report {
 
     // Number formats shared with the HTML.
 
+    /**
+     * A throughput's 95% interval as "low – high", its lower bound clamped at 0 (a rate cannot be negative; with
+     * few noisy rounds Student's t can put it there), marked "0*" when clamped so the table's note explains it.
+     */
+    static String throughputCi(Double low, Double high) {
+        if (low == null || high == null) {
+            return "";
+        }
+        String lo = low < 0 ? "0*" : num(low);
+        return lo + " – " + num(high);
+    }
+
     static String num(Double v) {
         if (v == null) {
             return "";

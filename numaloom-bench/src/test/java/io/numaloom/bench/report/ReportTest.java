@@ -101,4 +101,12 @@ class ReportTest {
         assertEquals(rows.size() + 1, table.lines().count());
         assertTrue(table.lines().anyMatch(l -> l.startsWith("lines") && l.contains("VNA") && l.contains("FAILED: boom")));
     }
+
+    @Test
+    void throughputIntervalNeverShowsANegativeLowerBound() {
+        assertEquals("0* – 12.0", Report.throughputCi(-3.2, 12.0));
+        assertEquals(Report.num(1.5) + " – " + Report.num(12.0), Report.throughputCi(1.5, 12.0));
+        assertFalse(Report.throughputCi(-0.01, 5.0).startsWith("-"));
+        assertEquals("", Report.throughputCi(null, null));
+    }
 }
