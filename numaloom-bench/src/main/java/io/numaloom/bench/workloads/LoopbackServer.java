@@ -93,6 +93,16 @@ public final class LoopbackServer implements Workload {
     /** How long a client waits for one answer before the round fails: a hang guard, never reached by a slow lock. */
     static final int READ_TIMEOUT_MS = 60_000;
 
+    /**
+     * The client's wait for one answer in a round of timeout {@code roundTimeout}: {@link #READ_TIMEOUT_MS}, but at
+     * most a quarter of the round's timeout (at least 1 s), so that a server that stops answering fails the round as a
+     * failed worker whose cause is the socket's timeout, well before the round's own timeout calls it a hang.
+     */
+    static int readTimeoutMs(java.time.Duration roundTimeout) {
+        long quarter = roundTimeout.toMillis() / 4;
+        return (int) Math.max(1_000, Math.min(READ_TIMEOUT_MS, quarter));
+    }
+
     private final long requests;
     private final int loadPercent;
     private final int keys;
@@ -276,12 +286,12 @@ public final class LoopbackServer implements Workload {
         private int limit;
         private final byte[] line = new byte[256];
 
-        Connection(InetSocketAddress address) throws IOException {
+        Connection(InetSocketAddress address, int timeoutMs) throws IOException {
             socket = new Socket();
             try {
                 socket.setTcpNoDelay(true);
-                socket.connect(address, READ_TIMEOUT_MS);
-                socket.setSoTimeout(READ_TIMEOUT_MS);
+                socket.connect(address, timeoutMs);
+                socket.setSoTimeout(timeoutMs);
                 in = socket.getInputStream();
                 out = socket.getOutputStream();
             } catch (IOException | RuntimeException e) {
@@ -411,8 +421,9 @@ public final class LoopbackServer implements Workload {
         void open() throws IOException {
             server = new Server(context.newMutex(), keys, inTokens, context.virtual(), connections);
             clients = new Connection[connections];
+            int timeoutMs = readTimeoutMs(context.timeout());
             for (int c = 0; c < connections; c++) {
-                clients[c] = new Connection(server.address());
+                clients[c] = new Connection(server.address(), timeoutMs);
             }
         }
 

@@ -263,6 +263,26 @@ class RealWorldWorkloadsTest {
         }
     }
 
+    /**
+     * A server that accepts and never answers (what a client meets when {@code HttpServer.stop} leaves a connection it
+     * had just accepted open): the client's read gives up with a socket timeout, so a round fails as a failed worker
+     * instead of running into its own timeout as if the lock hung.
+     */
+    @Test
+    void aServerThatNeverAnswersFailsTheClientsReadNotTheRoundsTimeout() throws Exception {
+        assertEquals(15_000, LoopbackServer.readTimeoutMs(TIMEOUT));
+        assertEquals(1_000, LoopbackServer.readTimeoutMs(Duration.ofMillis(10)));
+        assertEquals(LoopbackServer.READ_TIMEOUT_MS, LoopbackServer.readTimeoutMs(Duration.ofHours(1)));
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+                LoopbackServer.Connection client = new LoopbackServer.Connection(
+                        (InetSocketAddress) silent.getLocalSocketAddress(), 1_000);
+                Socket accepted = silent.accept()) {
+            assertThrows(java.net.SocketTimeoutException.class, () -> client.call("GET /count/0 HTTP/1.1\r\n\r\n"
+                    .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1)));
+            assertTrue(accepted.isConnected());
+        }
+    }
+
     private static boolean dispatcherAlive() {
         return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.isAlive() && t.getName().equals("HTTP-Dispatcher"));
     }
