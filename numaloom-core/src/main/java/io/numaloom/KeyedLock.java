@@ -92,7 +92,8 @@ public final class KeyedLock<K> {
      * needs two CASes in this order: the lock word 0 -> DEFLATED, then pins 0 -> -1. (4) At most
      * one linked record per key: a thread binds a new record only after scanning the bucket's
      * chain under the bucket lock and finding none for the key. (5) BOUND counts the linked
-     * records.
+     * records, except while a binder is between its bind and its count: it counts the bind and the
+     * deflations that the bind paid for in one update after both.
      *
      * Fast path (lockBound). A locker scans the chain without the bucket lock, and on a record
      * whose binding matches takes the lock word 0 -> LOCKED by CAS, then reads the binding again:
@@ -650,7 +651,7 @@ public final class KeyedLock<K> {
         int released = 0;
         Table t = table;
         for (int i = 0; i < t.buckets; i++) {
-            released += deflateBucket(t, i, Integer.MAX_VALUE);
+            released += deflateBucket(t, i, Integer.MAX_VALUE, true);
         }
         if (t.buckets > MIN_BUCKETS && table == t && shrunkSize(boundKeys()) < t.buckets) {
             resize(t, false);
@@ -820,12 +821,15 @@ public final class KeyedLock<K> {
         } finally {
             t.unlock(i);
         }
-        int n = (int) BOUND.getAndAdd(this, 1) + 1;
-        if (n == 1 && backgroundRelease) {
-            Deflater.watch(this);
-        }
-        if (n > idleKeys) {
-            deflateNearHand(Math.min(2, n - idleKeys));
+        // The bind and the deflations it pays for are counted in one update, none in the steady
+        // state (one deflation per bind): BOUND is then only read, and its line stays shared.
+        int over = (int) BOUND.getVolatile(this) + 1 - idleKeys;
+        int delta = 1 - (over > 0 ? deflateNearHand(Math.min(2, over)) : 0);
+        if (delta != 0) {
+            int before = (int) BOUND.getAndAdd(this, delta);
+            if (before <= 0 && before + delta > 0 && backgroundRelease) {
+                Deflater.watch(this);
+            }
         }
         if (chain >= GROW_CHAIN && t.buckets < MAX_BUCKETS) {
             resize(t, true);
@@ -842,13 +846,15 @@ public final class KeyedLock<K> {
      * The amortised deflation, a clock sweep: a binder that brought the bound records over
      * {@link #idleKeys} deflates {@code wanted} idle records (one, or two while the count is
      * further over, so that it comes back down after a burst of keys that were held at once), in
-     * the buckets from the clock hand on. One per bind in the steady state gives the binder's
-     * thread a spare record for its next bind: no allocation. It looks into at most
-     * {@link #SWEEP_BUCKETS} chains among at most {@link #SWEEP_HEADS} buckets, so a bind's work
-     * is bounded while records in use fill the table. The record just bound is pinned by its
-     * binder and never taken.
+     * the buckets from the clock hand on, and returns how many: the caller counts them with its
+     * bind. One per bind in the steady state gives the binder's thread a spare record for its next
+     * bind: no allocation. It looks into at most {@link #SWEEP_BUCKETS} chains among at most
+     * {@link #SWEEP_HEADS} buckets, so a bind's work is bounded while records in use fill the
+     * table. It skips a bucket whose guard is taken (by a binder, or another deflater near the
+     * same hand) instead of waiting for it. The record just bound is pinned by its binder and
+     * never taken.
      */
-    private void deflateNearHand(int wanted) {
+    private int deflateNearHand(int wanted) {
         Table t = table;
         int mask = t.buckets - 1;
         int i = hand & mask;
@@ -857,10 +863,11 @@ public final class KeyedLock<K> {
              heads++, i = (i + 1) & mask) {
             if (t.head(i) != null) {
                 chains++;
-                deflated += deflateBucket(t, i, wanted - deflated);
+                deflated += deflateBucket(t, i, wanted - deflated, false);
             }
         }
         hand = i;
+        return deflated;
     }
 
     /**
@@ -871,8 +878,8 @@ public final class KeyedLock<K> {
      * and puts the lock word back (unless the pinned thread already took the lock from DEFLATED,
      * as a pinned thread may).
      */
-    private int deflateBucket(Table t, int i, int max) {
-        if (t.head(i) == null || !t.lock(i)) {
+    private int deflateBucket(Table t, int i, int max, boolean sweeping) {
+        if (t.head(i) == null || !(sweeping ? t.lock(i) : t.tryLock(i))) {
             return 0;
         }
         int deflated = 0;
@@ -900,8 +907,12 @@ public final class KeyedLock<K> {
             t.unlock(i);
         }
         if (deflated > 0) {
-            BOUND.getAndAdd(this, -deflated);
-            if (emptied && t.buckets > MIN_BUCKETS && t.emptyAfter(i, SHRINK_SAMPLE)) {
+            if (sweeping) {
+                BOUND.getAndAdd(this, -deflated);
+            }
+            // The size check first: resize takes every guard before it counts, and a table that is
+            // already four buckets per bound key would take them for nothing.
+            if (emptied && t.buckets > MIN_BUCKETS && shrunkSize(boundKeys()) < t.buckets && t.emptyAfter(i, SHRINK_SAMPLE)) {
                 resize(t, false);
             }
         }
@@ -1402,6 +1413,11 @@ public final class KeyedLock<K> {
                 }
             }
             return n;
+        }
+
+        /** One try at bucket i's guard: false if it is taken, or moved. */
+        boolean tryLock(int i) {
+            return SLOTS.getVolatile(slots, 2 * i + 1) == null && SLOTS.compareAndSet(slots, 2 * i + 1, null, Thread.currentThread());
         }
 
         void unlock(int i) {
