@@ -653,8 +653,18 @@ public final class KeyedLock<K> {
         for (int i = 0; i < t.buckets; i++) {
             released += deflateBucket(t, i, Integer.MAX_VALUE, true);
         }
-        if (t.buckets > MIN_BUCKETS && table == t && shrunkSize(boundKeys()) < t.buckets) {
-            resize(t, false);
+        // Shrink now, also when another thread (the background deflater, a binder) is resizing: wait
+        // for it and look again, so that the table fits the keys left when this call returns.
+        for (int tries = 0; ; tries++) {
+            Table now = table;
+            if (now.buckets <= MIN_BUCKETS || shrunkSize(boundKeys()) >= now.buckets || resize(now, false)) {
+                break;
+            }
+            if (tries < 64) {
+                Thread.yield();
+            } else {
+                LockSupport.parkNanos(100_000L); // a resize in progress takes every guard: not long
+            }
         }
         return released;
     }
@@ -1016,15 +1026,15 @@ public final class KeyedLock<K> {
     /**
      * Doubles the table ({@code grow}) or shrinks it to at least four buckets per active key,
      * holding every guard of the old one; does nothing if another thread is resizing or the
-     * table changed meanwhile.
+     * table changed meanwhile, and then returns false.
      */
-    private void resize(Table t, boolean grow) {
+    private boolean resize(Table t, boolean grow) {
         if (!RESIZING.compareAndSet(this, 0, 1)) {
-            return; // somebody else is resizing; a later binder or deflater will check again
+            return false; // somebody else is resizing; a later binder or deflater will check again
         }
         try {
             if (table != t) {
-                return;
+                return false;
             }
             for (int i = 0; i < t.buckets; i++) {
                 t.lockForResize(i);
@@ -1034,7 +1044,7 @@ public final class KeyedLock<K> {
                 for (int i = 0; i < t.buckets; i++) {
                     t.unlock(i);
                 }
-                return;
+                return true;
             }
             Table n = new Table(buckets);
             for (int i = 0; i < t.buckets; i++) {
@@ -1053,6 +1063,7 @@ public final class KeyedLock<K> {
         } finally {
             RESIZING.setRelease(this, 0);
         }
+        return true;
     }
 
     private static int shrunkSize(int activeKeys) {

@@ -369,6 +369,34 @@ class KeyedLockTest {
     }
 
     /**
+     * {@link KeyedLock#releaseIdleKeys()} returns with the table fitted to the keys left, also when another thread
+     * is resizing at that moment (here a resize held open by setting the resizing flag): it waits for that resize
+     * and shrinks after it. It used to return with the table as big as before, which made
+     * {@code anIdleLockKeepsItsBudgetAfterManyKeysAndThenNothing} fail when the background deflater was resizing.
+     */
+    @Test
+    void releaseIdleKeysShrinksTheTableAlsoWhileAnotherThreadResizes() throws Exception {
+        KeyedLock<Integer> locks = KeyedLock.builder().releaseIdleKeysInBackground(false).idleKeys(20_000).build();
+        for (int i = 0; i < 10_000; i++) {
+            locks.lock(i);
+            locks.unlock(i);
+        }
+        assertTrue(locks.buckets() > KeyedLock.MIN_BUCKETS, locks.buckets() + " buckets");
+        java.lang.reflect.Field resizing = KeyedLock.class.getDeclaredField("resizing");
+        resizing.setAccessible(true);
+        resizing.setInt(locks, 1); // another thread resizes
+        int[] released = {-1};
+        Thread releaser = Thread.ofPlatform().start(() -> released[0] = locks.releaseIdleKeys());
+        releaser.join(20);
+        resizing.setInt(locks, 0); // that resize is done
+        releaser.join(TimeUnit.SECONDS.toMillis(30));
+        assertFalse(releaser.isAlive(), "releaseIdleKeys returned");
+        assertEquals(10_000, released[0]);
+        assertEquals(0, locks.boundKeys());
+        assertEquals(KeyedLock.MIN_BUCKETS, locks.buckets(), "the table after releaseIdleKeys");
+    }
+
+    /**
      * A burst of distinct keys, each locked once: the lock keeps at most its budget of idle keys bound
      * ({@link KeyedLock#DEFAULT_IDLE_KEYS}), whose retained size (records, table and keys: JOL's graph of the
      * lock) stays under 256 KiB; then the background deflater releases every idle key within about
