@@ -3,6 +3,8 @@ package io.numaloom.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.numaloom.bench.config.BenchConfig;
+import io.numaloom.bench.config.BenchDefinition;
 import io.numaloom.bench.report.MachineInfo;
 import io.numaloom.bench.report.Report;
 

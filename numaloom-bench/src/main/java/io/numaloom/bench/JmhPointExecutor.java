@@ -1,5 +1,6 @@
 package io.numaloom.bench;
 
+import io.numaloom.bench.config.BenchDefinition;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.IterationResult;

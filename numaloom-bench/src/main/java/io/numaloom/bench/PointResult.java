@@ -2,6 +2,7 @@ package io.numaloom.bench;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.numaloom.LockDiagnostics;
+import io.numaloom.bench.config.BenchDefinition;
 import org.HdrHistogram.Histogram;
 
 import java.math.BigDecimal;

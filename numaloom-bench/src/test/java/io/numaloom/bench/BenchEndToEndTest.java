@@ -1,5 +1,7 @@
 package io.numaloom.bench;
 
+import io.numaloom.bench.config.BenchConfig;
+import io.numaloom.bench.config.ConfigReader;
 import io.numaloom.bench.report.Report;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,5 +1,8 @@
 package io.numaloom.bench;
 
+import io.numaloom.bench.config.BenchConfig;
+import io.numaloom.bench.config.ConfigException;
+import io.numaloom.bench.config.ConfigReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -1,16 +1,16 @@
 package io.numaloom.bench.cli;
 
-import io.numaloom.bench.BenchConfig;
 import io.numaloom.bench.BenchRunner;
-import io.numaloom.bench.ConfigException;
-import io.numaloom.bench.ConfigReader;
-import io.numaloom.bench.Field;
 import io.numaloom.bench.JmhPointExecutor;
 import io.numaloom.bench.Mutex;
 import io.numaloom.bench.Point;
 import io.numaloom.bench.PointExecutor;
 import io.numaloom.bench.PointResult;
 import io.numaloom.bench.ResultStore;
+import io.numaloom.bench.config.BenchConfig;
+import io.numaloom.bench.config.ConfigException;
+import io.numaloom.bench.config.ConfigReader;
+import io.numaloom.bench.config.Field;
 import io.numaloom.bench.locks.KeyedSchemes;
 import io.numaloom.bench.report.Report;
 import io.numaloom.bench.report.Summary;

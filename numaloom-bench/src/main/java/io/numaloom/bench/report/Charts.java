@@ -1,6 +1,6 @@
 package io.numaloom.bench.report;
 
-import io.numaloom.bench.BenchDefinition;
+import io.numaloom.bench.config.BenchDefinition;
 import io.numaloom.bench.PointResult;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;

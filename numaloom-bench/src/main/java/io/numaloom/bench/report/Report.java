@@ -2,11 +2,11 @@ package io.numaloom.bench.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.numaloom.bench.BenchConfig;
-import io.numaloom.bench.BenchDefinition;
+import io.numaloom.bench.config.BenchConfig;
+import io.numaloom.bench.config.BenchDefinition;
 import io.numaloom.bench.BenchRunner;
-import io.numaloom.bench.ConfigException;
-import io.numaloom.bench.ConfigReader;
+import io.numaloom.bench.config.ConfigException;
+import io.numaloom.bench.config.ConfigReader;
 import io.numaloom.bench.PointResult;
 import io.numaloom.bench.ResultStore;
 

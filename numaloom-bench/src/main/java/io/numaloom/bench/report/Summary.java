@@ -1,7 +1,7 @@
 package io.numaloom.bench.report;
 
-import io.numaloom.bench.BenchConfig;
-import io.numaloom.bench.BenchDefinition;
+import io.numaloom.bench.config.BenchConfig;
+import io.numaloom.bench.config.BenchDefinition;
 import io.numaloom.bench.PointResult;
 
 import java.io.IOException;

@@ -88,7 +88,7 @@ class MainTest {
 
     @Test
     void resumingAFinishedRunSaysSoAndLeavesItsFolderAsItWas(@TempDir Path results) throws Exception {
-        io.numaloom.bench.BenchConfig config = io.numaloom.bench.ConfigReader.parse("""
+        io.numaloom.bench.config.BenchConfig config = io.numaloom.bench.config.ConfigReader.parse("""
                 { "benches": [ { "name": "consumeCpu", "id": "c", "payload": { "threads": [1, 2],
                   "locks": [ { "name": "VNA" } ] } } ] }""", "c.json", 2, io.numaloom.bench.Mutex.names());
         Path run = results.resolve("20260101-000000");
@@ -185,7 +185,7 @@ class MainTest {
 
     @Test
     void dryRunEstimatesTheTimeFromEarlierRunsOfTheSamePoints(@TempDir Path results) throws Exception {
-        io.numaloom.bench.BenchConfig config = io.numaloom.bench.ConfigReader.parse("""
+        io.numaloom.bench.config.BenchConfig config = io.numaloom.bench.config.ConfigReader.parse("""
                 { "benches": [ { "name": "consumeCpu", "id": "c", "payload": { "threads": [1, 2],
                   "locks": [ { "name": "VNA" } ] } } ] }""", "c.json", 2, io.numaloom.bench.Mutex.names());
         var points = io.numaloom.bench.BenchRunner.points(config);

@@ -1,6 +1,7 @@
-package io.numaloom.bench;
+package io.numaloom.bench.config;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.numaloom.bench.ThreadPlacement;
 import io.numaloom.bench.workloads.WorkloadKind;
 
 import java.nio.charset.StandardCharsets;
@@ -62,7 +63,7 @@ public record BenchDefinition(int index, String id, WorkloadKind kind, String ti
     }
 
     /**
-     * Whether the measured JVMs start from an ahead-of-time class cache ({@link AotCache}; the {@code startupCache}
+     * Whether the measured JVMs start from an ahead-of-time class cache ({@link io.numaloom.bench.AotCache}; the {@code startupCache}
      * field). Their arguments then end with {@code -XX:AOTCache=} and the cache's file.
      */
     public boolean startupCache() {

@@ -1,5 +1,6 @@
-package io.numaloom.bench;
+package io.numaloom.bench.config;
 
+import io.numaloom.bench.Mutex;
 import io.numaloom.bench.workloads.WorkloadKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

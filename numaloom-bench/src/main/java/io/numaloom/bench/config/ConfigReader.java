@@ -1,4 +1,4 @@
-package io.numaloom.bench;
+package io.numaloom.bench.config;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.numaloom.bench.Mutex;
 import io.numaloom.bench.locks.KeyedSchemes;
 import io.numaloom.bench.workloads.FalseSharing;
 import io.numaloom.bench.workloads.Keyed;

@@ -1,4 +1,4 @@
-package io.numaloom.bench;
+package io.numaloom.bench.config;
 
 import java.util.Collection;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package io.numaloom.bench;
+package io.numaloom.bench.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
