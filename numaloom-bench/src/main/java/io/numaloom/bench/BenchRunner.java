@@ -7,6 +7,10 @@ import io.numaloom.bench.config.BenchConfig;
 import io.numaloom.bench.config.BenchDefinition;
 import io.numaloom.bench.report.MachineInfo;
 import io.numaloom.bench.report.Report;
+import io.numaloom.bench.result.ForkReport;
+import io.numaloom.bench.result.MachineStalls;
+import io.numaloom.bench.result.PointResult;
+import io.numaloom.bench.result.ResultStore;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;

@@ -1,5 +1,6 @@
 package io.numaloom.bench;
 
+import io.numaloom.bench.result.Stats;
 import io.numaloom.bench.workloads.Round;
 import org.HdrHistogram.Histogram;
 

@@ -1,6 +1,8 @@
 package io.numaloom.bench;
 
 import io.numaloom.bench.config.BenchDefinition;
+import io.numaloom.bench.result.ForkReport;
+import io.numaloom.bench.result.MachineStalls;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.IterationResult;

@@ -2,6 +2,7 @@ package io.numaloom.bench;
 
 import io.numaloom.LockDiagnostics;
 import io.numaloom.bench.config.Settings;
+import io.numaloom.bench.result.ForkReport;
 import io.numaloom.bench.workloads.Round;
 import io.numaloom.bench.workloads.RoundContext;
 import io.numaloom.bench.workloads.Workload;

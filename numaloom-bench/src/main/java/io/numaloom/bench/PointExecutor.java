@@ -1,5 +1,8 @@
 package io.numaloom.bench;
 
+import io.numaloom.bench.result.ForkReport;
+import io.numaloom.bench.result.MachineStalls;
+
 import java.nio.file.Path;
 import java.util.List;
 

@@ -25,7 +25,7 @@ import java.util.Base64;
  * @param migrationPenaltyNs the NUMA cost model's penalty per migration of a thread between nodes
  * @param recordLatency   whether to record acquire latencies
  * @param timeoutSeconds  the longest a round may take
- * @param sidecarDir      the directory the JVM writes its {@link ForkReport} into
+ * @param sidecarDir      the directory the JVM writes its {@link io.numaloom.bench.result.ForkReport} into
  */
 public record PointSpec(String benchId, String workload, ObjectNode settings, String lock, int threads,
                         String threadType, int carriers, boolean pinCarriers, String scheduler, long remotePenaltyNs, long migrationPenaltyNs,

@@ -3,6 +3,8 @@ package io.numaloom.bench;
 import io.numaloom.bench.config.BenchConfig;
 import io.numaloom.bench.config.ConfigReader;
 import io.numaloom.bench.report.Report;
+import io.numaloom.bench.result.MachineStalls;
+import io.numaloom.bench.result.PointResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

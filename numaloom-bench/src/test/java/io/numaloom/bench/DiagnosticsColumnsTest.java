@@ -2,6 +2,8 @@ package io.numaloom.bench;
 
 import io.numaloom.bench.config.BenchConfig;
 import io.numaloom.bench.config.ConfigReader;
+import io.numaloom.bench.result.ForkReport;
+import io.numaloom.bench.result.PointResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,5 +1,6 @@
 package io.numaloom.bench;
 
+import io.numaloom.bench.result.ForkReport;
 import org.HdrHistogram.Histogram;
 
 import java.nio.file.Path;

@@ -3,6 +3,8 @@ package io.numaloom.bench;
 import io.numaloom.bench.config.BenchConfig;
 import io.numaloom.bench.config.ConfigException;
 import io.numaloom.bench.config.ConfigReader;
+import io.numaloom.bench.result.PointResult;
+import io.numaloom.bench.result.ResultStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -22,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A run killed after some points continues with {@code --resume} without measuring any point twice. */
-class ResumeTest {
+public class ResumeTest {
     static final String CONFIG = """
             { "benches": [
                 { "name": "consumeCpu", "id": "high", "payload": { "threads": [1, 2, 4],
@@ -30,7 +32,7 @@ class ResumeTest {
                 { "name": "sync", "id": "sync", "payload": { "locks": [ { "name": "SYNCHRONIZED" }, { "name": "VNA" } ] } } ] }
             """;
 
-    static BenchConfig config() throws ConfigException {
+    public static BenchConfig config() throws ConfigException {
         return ConfigReader.parse(CONFIG, "resume.json", 2, Mutex.names());
     }
 

@@ -1,5 +1,7 @@
 package io.numaloom.bench;
 
+import io.numaloom.bench.result.PointResult;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.function.Consumer;

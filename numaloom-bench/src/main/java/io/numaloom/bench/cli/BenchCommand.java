@@ -5,8 +5,6 @@ import io.numaloom.bench.JmhPointExecutor;
 import io.numaloom.bench.Mutex;
 import io.numaloom.bench.Point;
 import io.numaloom.bench.PointExecutor;
-import io.numaloom.bench.PointResult;
-import io.numaloom.bench.ResultStore;
 import io.numaloom.bench.config.BenchConfig;
 import io.numaloom.bench.config.ConfigException;
 import io.numaloom.bench.config.ConfigReader;
@@ -14,6 +12,8 @@ import io.numaloom.bench.config.Field;
 import io.numaloom.bench.locks.KeyedSchemes;
 import io.numaloom.bench.report.Report;
 import io.numaloom.bench.report.Summary;
+import io.numaloom.bench.result.PointResult;
+import io.numaloom.bench.result.ResultStore;
 import io.numaloom.bench.workloads.WorkloadKind;
 
 import java.io.IOException;

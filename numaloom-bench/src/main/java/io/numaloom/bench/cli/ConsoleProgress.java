@@ -2,7 +2,7 @@ package io.numaloom.bench.cli;
 
 import io.numaloom.bench.BenchRunner;
 import io.numaloom.bench.Point;
-import io.numaloom.bench.PointResult;
+import io.numaloom.bench.result.PointResult;
 
 import java.io.PrintStream;
 import java.nio.file.Path;

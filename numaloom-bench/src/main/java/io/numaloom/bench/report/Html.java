@@ -3,7 +3,7 @@ package io.numaloom.bench.report;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.numaloom.bench.config.BenchConfig;
 import io.numaloom.bench.config.BenchDefinition;
-import io.numaloom.bench.PointResult;
+import io.numaloom.bench.result.PointResult;
 
 import java.util.List;
 

@@ -7,8 +7,8 @@ import io.numaloom.bench.config.BenchDefinition;
 import io.numaloom.bench.BenchRunner;
 import io.numaloom.bench.config.ConfigException;
 import io.numaloom.bench.config.ConfigReader;
-import io.numaloom.bench.PointResult;
-import io.numaloom.bench.ResultStore;
+import io.numaloom.bench.result.PointResult;
+import io.numaloom.bench.result.ResultStore;
 
 import java.io.IOException;
 import java.nio.file.Files;

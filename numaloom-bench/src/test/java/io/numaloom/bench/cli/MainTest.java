@@ -1,6 +1,6 @@
 package io.numaloom.bench.cli;
 
-import io.numaloom.bench.ResultStore;
+import io.numaloom.bench.result.ResultStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -55,7 +55,7 @@ class MainTest {
             @Override public Measurement measure(io.numaloom.bench.Point point, Path work, Path log) {
                 throw new AssertionError("measured " + point.key());
             }
-            @Override public io.numaloom.bench.MachineStalls probeStalls() {
+            @Override public io.numaloom.bench.result.MachineStalls probeStalls() {
                 throw new AssertionError("probed the machine");
             }
         };
@@ -83,7 +83,7 @@ class MainTest {
     }
 
     static final io.numaloom.bench.PointExecutor INSTANT = (point, work, log) -> new io.numaloom.bench.PointExecutor.Measurement(
-            java.util.List.of(java.util.List.of(1.0, 1.0)), java.util.List.of(new io.numaloom.bench.ForkReport(1, 100, java.util.List.of(1.0),
+            java.util.List.of(java.util.List.of(1.0, 1.0)), java.util.List.of(new io.numaloom.bench.result.ForkReport(1, 100, java.util.List.of(1.0),
             java.util.List.of(1.0), null, 0, 0, "p", "c", "2 cpus, 1 nodes; test", null, null, null, null)));
 
     @Test
@@ -193,7 +193,7 @@ class MainTest {
         assertTrue(before.startsWith("2 JVM starts and 16 rounds (no estimate"), before); // 1 fork x (3 + 5) rounds x 2 points
 
         io.numaloom.bench.PointExecutor instant = (point, work, log) -> new io.numaloom.bench.PointExecutor.Measurement(
-                java.util.List.of(java.util.List.of(1.0, 1.0)), java.util.List.of(new io.numaloom.bench.ForkReport(1, 100, java.util.List.of(1.0),
+                java.util.List.of(java.util.List.of(1.0, 1.0)), java.util.List.of(new io.numaloom.bench.result.ForkReport(1, 100, java.util.List.of(1.0),
                 java.util.List.of(1.0), null, 0, 0, "p", "c", "2 cpus, 1 nodes; test", null, null, null, null)));
         new io.numaloom.bench.BenchRunner(config, results.resolve("20260101-000000"), false, instant, SILENT).run();
         String after = BenchCommand.estimate(points, results);
@@ -204,7 +204,7 @@ class MainTest {
         @Override public void runStarted(Path out, int points, int alreadyDone) {}
         @Override public void pointStarted(io.numaloom.bench.Point point, int ordinal, int points, java.time.Duration elapsed,
                                            java.time.Duration eta) {}
-        @Override public void pointFinished(io.numaloom.bench.PointResult result, int ordinal, int points) {}
+        @Override public void pointFinished(io.numaloom.bench.result.PointResult result, int ordinal, int points) {}
         @Override public void notice(String text) {}
     };
 

@@ -1,4 +1,4 @@
-package io.numaloom.bench;
+package io.numaloom.bench.result;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;

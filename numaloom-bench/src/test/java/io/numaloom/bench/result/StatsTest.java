@@ -1,4 +1,4 @@
-package io.numaloom.bench;
+package io.numaloom.bench.result;
 
 import org.junit.jupiter.api.Test;
 

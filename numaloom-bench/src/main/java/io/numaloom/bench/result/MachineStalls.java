@@ -1,4 +1,4 @@
-package io.numaloom.bench;
+package io.numaloom.bench.result;
 
 import java.time.Duration;
 import java.util.Locale;

@@ -1,7 +1,8 @@
-package io.numaloom.bench;
+package io.numaloom.bench.result;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.numaloom.LockDiagnostics;
+import io.numaloom.bench.Point;
 import io.numaloom.bench.config.BenchDefinition;
 import org.HdrHistogram.Histogram;
 

@@ -1,5 +1,8 @@
-package io.numaloom.bench;
+package io.numaloom.bench.result;
 
+import io.numaloom.bench.BenchRunner;
+import io.numaloom.bench.Point;
+import io.numaloom.bench.ResumeTest;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;

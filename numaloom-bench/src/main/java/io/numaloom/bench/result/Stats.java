@@ -1,4 +1,4 @@
-package io.numaloom.bench;
+package io.numaloom.bench.result;
 
 import org.apache.commons.math3.distribution.TDistribution;
 
