@@ -1,10 +1,7 @@
 package io.numaloom.bench.cli;
 
-import io.numaloom.bench.BenchRunner;
-import io.numaloom.bench.JmhPointExecutor;
 import io.numaloom.bench.Mutex;
 import io.numaloom.bench.Point;
-import io.numaloom.bench.PointExecutor;
 import io.numaloom.bench.config.BenchConfig;
 import io.numaloom.bench.config.ConfigException;
 import io.numaloom.bench.config.ConfigReader;
@@ -14,6 +11,9 @@ import io.numaloom.bench.report.Report;
 import io.numaloom.bench.report.Summary;
 import io.numaloom.bench.result.PointResult;
 import io.numaloom.bench.result.ResultStore;
+import io.numaloom.bench.run.BenchRunner;
+import io.numaloom.bench.run.JmhPointExecutor;
+import io.numaloom.bench.run.PointExecutor;
 import io.numaloom.bench.workloads.WorkloadKind;
 
 import java.io.IOException;

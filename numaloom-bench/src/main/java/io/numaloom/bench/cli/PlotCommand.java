@@ -1,7 +1,7 @@
 package io.numaloom.bench.cli;
 
-import io.numaloom.bench.BenchRunner;
 import io.numaloom.bench.report.Report;
+import io.numaloom.bench.run.BenchRunner;
 
 import java.io.IOException;
 import java.io.PrintStream;

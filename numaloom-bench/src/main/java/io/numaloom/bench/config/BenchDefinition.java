@@ -1,7 +1,7 @@
 package io.numaloom.bench.config;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.numaloom.bench.ThreadPlacement;
+import io.numaloom.bench.run.ThreadPlacement;
 import io.numaloom.bench.workloads.WorkloadKind;
 
 import java.nio.charset.StandardCharsets;
@@ -63,8 +63,8 @@ public record BenchDefinition(int index, String id, WorkloadKind kind, String ti
     }
 
     /**
-     * Whether the measured JVMs start from an ahead-of-time class cache ({@link io.numaloom.bench.AotCache}; the {@code startupCache}
-     * field). Their arguments then end with {@code -XX:AOTCache=} and the cache's file.
+     * Whether the measured JVMs start from an ahead-of-time class cache ({@link io.numaloom.bench.run.AotCache}; the
+     * {@code startupCache} field). Their arguments then end with {@code -XX:AOTCache=} and the cache's file.
      */
     public boolean startupCache() {
         return payload.path("startupCache").asBoolean(true);

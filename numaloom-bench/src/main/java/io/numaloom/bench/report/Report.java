@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.numaloom.bench.config.BenchConfig;
 import io.numaloom.bench.config.BenchDefinition;
-import io.numaloom.bench.BenchRunner;
+import io.numaloom.bench.run.BenchRunner;
 import io.numaloom.bench.config.ConfigException;
 import io.numaloom.bench.config.ConfigReader;
 import io.numaloom.bench.result.PointResult;

@@ -28,7 +28,7 @@ import java.util.zip.DataFormatException;
  *                            encoded (HdrHistogram's format), or null if none was recorded
  * @param handoffs            handoffs in all measured rounds
  * @param localHandoffs       of which stayed on one node
- * @param placement           how the threads were placed ({@link io.numaloom.bench.ThreadPlacement#description()})
+ * @param placement           how the threads were placed ({@link io.numaloom.bench.run.ThreadPlacement#description()})
  * @param cpuSource           where the node of a thread came from ({@code CurrentCpu.source()})
  * @param topology            the topology the JVM saw, one line
  * @param error               the failure that ended the fork, or null

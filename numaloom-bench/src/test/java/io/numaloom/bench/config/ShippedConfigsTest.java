@@ -1,6 +1,6 @@
 package io.numaloom.bench.config;
 
-import io.numaloom.bench.BenchRunner;
+import io.numaloom.bench.run.BenchRunner;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.DynamicTest;

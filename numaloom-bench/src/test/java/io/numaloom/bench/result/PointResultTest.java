@@ -1,8 +1,8 @@
 package io.numaloom.bench.result;
 
-import io.numaloom.bench.BenchRunner;
 import io.numaloom.bench.Point;
-import io.numaloom.bench.ResumeTest;
+import io.numaloom.bench.run.BenchRunner;
+import io.numaloom.bench.run.ResumeTest;
 import org.junit.jupiter.api.Test;
 
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package io.numaloom.bench;
+package io.numaloom.bench.run;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,8 +1,9 @@
-package io.numaloom.bench;
+package io.numaloom.bench.run;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.numaloom.bench.Point;
 import io.numaloom.bench.config.BenchConfig;
 import io.numaloom.bench.config.BenchDefinition;
 import io.numaloom.bench.report.MachineInfo;

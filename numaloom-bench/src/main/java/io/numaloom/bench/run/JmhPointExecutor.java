@@ -1,5 +1,6 @@
-package io.numaloom.bench;
+package io.numaloom.bench.run;
 
+import io.numaloom.bench.Point;
 import io.numaloom.bench.config.BenchDefinition;
 import io.numaloom.bench.result.ForkReport;
 import io.numaloom.bench.result.MachineStalls;

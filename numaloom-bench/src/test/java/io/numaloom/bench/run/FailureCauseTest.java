@@ -1,4 +1,4 @@
-package io.numaloom.bench;
+package io.numaloom.bench.run;
 
 import org.junit.jupiter.api.Test;
 
@@ -12,7 +12,7 @@ class FailureCauseTest {
     @Test
     void aMeasuredJvmThatDoesNotStartIsNamedByItsOwnMessage() {
         List<String> log = """
-                # Benchmark: io.numaloom.bench.PointBenchmark.round
+                # Benchmark: io.numaloom.bench.run.PointBenchmark.round
 
                 # Run progress: 0.00% complete, ETA 00:00:00
                 # Fork: 1 of 1
@@ -39,7 +39,7 @@ class FailureCauseTest {
                 # Warmup Iteration   1: <failure>
 
                 java.lang.IllegalStateException: round failed
-                \tat io.numaloom.bench.PointBenchmark.round(PointBenchmark.java:40)
+                \tat io.numaloom.bench.run.PointBenchmark.round(PointBenchmark.java:40)
                 \t... 12 more
                 Caused by: java.lang.IllegalArgumentException: numaloom.topology "nodes=4": 4 nodes but 2 CPUs
                 \tat io.numaloom.topology.Topology.parse(Topology.java:80)

@@ -1,4 +1,4 @@
-package io.numaloom.bench;
+package io.numaloom.bench.run;
 
 import io.numaloom.bench.config.BenchConfig;
 import io.numaloom.bench.config.ConfigReader;

@@ -1,5 +1,6 @@
-package io.numaloom.bench;
+package io.numaloom.bench.run;
 
+import io.numaloom.bench.Point;
 import io.numaloom.bench.result.PointResult;
 
 import java.nio.file.Path;

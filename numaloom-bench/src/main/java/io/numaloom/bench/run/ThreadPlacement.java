@@ -1,4 +1,4 @@
-package io.numaloom.bench;
+package io.numaloom.bench.run;
 
 import io.numaloom.scheduler.NumaScheduler;
 import io.numaloom.topology.Topology;

@@ -1,5 +1,7 @@
-package io.numaloom.bench;
+package io.numaloom.bench.run;
 
+import io.numaloom.bench.GuardedRegion;
+import io.numaloom.bench.Worker;
 import io.numaloom.bench.result.Stats;
 import io.numaloom.bench.workloads.Round;
 import org.HdrHistogram.Histogram;

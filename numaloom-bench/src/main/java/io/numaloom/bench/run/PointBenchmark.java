@@ -1,6 +1,7 @@
-package io.numaloom.bench;
+package io.numaloom.bench.run;
 
 import io.numaloom.LockDiagnostics;
+import io.numaloom.bench.PointSpec;
 import io.numaloom.bench.config.Settings;
 import io.numaloom.bench.result.ForkReport;
 import io.numaloom.bench.workloads.Round;

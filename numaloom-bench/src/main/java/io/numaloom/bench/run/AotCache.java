@@ -1,4 +1,4 @@
-package io.numaloom.bench;
+package io.numaloom.bench.run;
 
 import java.io.File;
 import java.io.IOException;

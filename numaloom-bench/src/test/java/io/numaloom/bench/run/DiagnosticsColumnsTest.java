@@ -1,5 +1,7 @@
-package io.numaloom.bench;
+package io.numaloom.bench.run;
 
+import io.numaloom.bench.Mutex;
+import io.numaloom.bench.Point;
 import io.numaloom.bench.config.BenchConfig;
 import io.numaloom.bench.config.ConfigReader;
 import io.numaloom.bench.result.ForkReport;

@@ -1,5 +1,9 @@
-package io.numaloom.bench;
+package io.numaloom.bench.run;
 
+import io.numaloom.bench.GuardedRegion;
+import io.numaloom.bench.GuardedRegions;
+import io.numaloom.bench.Mutex;
+import io.numaloom.bench.Worker;
 import io.numaloom.bench.workloads.Round;
 import org.junit.jupiter.api.Test;
 
@@ -123,7 +127,7 @@ class ExecutionTest {
         // as it would if a broken lock let two holders' unsynchronized increments interleave the other way.
         Round r = round(10, List.of(region), w -> {
             for (int i = 0; i < 10; i++) {
-                w.locked(region, () -> region.acquired(0));
+                w.locked(region, () -> GuardedRegions.acquired(region, 0));
             }
         });
         try (ThreadPlacement placement = ThreadPlacement.create("virtual", 2, false)) {
