@@ -12,6 +12,7 @@ import io.numaloom.bench.result.ForkReport;
 import io.numaloom.bench.result.MachineStalls;
 import io.numaloom.bench.result.PointResult;
 import io.numaloom.bench.result.ResultStore;
+import io.numaloom.bench.result.ResultsDirectory;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -56,8 +57,6 @@ import java.util.stream.Stream;
  * {@code stopGrace} for a stop before it is recorded.
  */
 public final class BenchRunner {
-    public static final String CONFIG_FILE = "config.json";
-    public static final String RUN_FILE = "run.json";
     /** Held (an OS file lock) while a run writes the directory, so that two runs never mix their rows. */
     static final String LOCK_FILE = ".lock";
 
@@ -266,7 +265,7 @@ public final class BenchRunner {
             return points(config).stream()
                     .flatMap(p -> rows.stream().filter(r -> r.key().equals(p.key())).limit(1)).toList();
         }
-        Files.writeString(out.resolve(CONFIG_FILE), config.effective().toPrettyString() + "\n");
+        Files.writeString(out.resolve(ResultsDirectory.CONFIG_FILE), config.effective().toPrettyString() + "\n");
         MachineStalls stalls = executor.probeStalls();
         if (stalls != null) {
             listener.notice("machine stalls: " + stalls.describe()
@@ -326,7 +325,7 @@ public final class BenchRunner {
 
     /** Whether {@code run.json} says the run finished and every point has an {@code ok} row of its bench. */
     private boolean finishedWithEveryPointMeasured() throws IOException {
-        Path run = out.resolve(RUN_FILE);
+        Path run = out.resolve(ResultsDirectory.RUN_FILE);
         if (!Files.exists(run) || !JSON.readTree(run.toFile()).hasNonNull("finished")) {
             return false;
         }
@@ -386,7 +385,7 @@ public final class BenchRunner {
      * @throws IllegalStateException naming both configurations and the first difference
      */
     private Instant checkSameConfiguration() throws IOException {
-        Path stored = out.resolve(CONFIG_FILE);
+        Path stored = out.resolve(ResultsDirectory.CONFIG_FILE);
         JsonNode before = null;
         if (Files.exists(stored)) {
             try {
@@ -398,7 +397,7 @@ public final class BenchRunner {
         }
         String startedFrom = null;
         Instant started = null;
-        Path run = out.resolve(RUN_FILE);
+        Path run = out.resolve(ResultsDirectory.RUN_FILE);
         if (Files.exists(run)) {
             JsonNode r = JSON.readTree(run.toFile());
             startedFrom = r.path("config").asText(null);
@@ -453,7 +452,7 @@ public final class BenchRunner {
         run.put("started", started.truncatedTo(ChronoUnit.SECONDS).toString());
         run.put("finished", finished == null ? null : finished.truncatedTo(ChronoUnit.SECONDS).toString());
         run.put("points", points);
-        JSON.writeValue(out.resolve(RUN_FILE).toFile(), run);
+        JSON.writeValue(out.resolve(ResultsDirectory.RUN_FILE).toFile(), run);
     }
 
     private static double seconds(long t0) {

@@ -7,6 +7,7 @@ import io.numaloom.bench.config.ConfigException;
 import io.numaloom.bench.config.ConfigReader;
 import io.numaloom.bench.result.PointResult;
 import io.numaloom.bench.result.ResultStore;
+import io.numaloom.bench.result.ResultsDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -86,9 +87,9 @@ public class ResumeTest {
     @Test
     void resumingWithAnotherConfigurationIsRefusedAndTouchesNothing(@TempDir Path out) throws Exception {
         new BenchRunner(config(), out, false, new FakeExecutor(), SILENT).run();
-        String configBefore = Files.readString(out.resolve(BenchRunner.CONFIG_FILE));
+        String configBefore = Files.readString(out.resolve(ResultsDirectory.CONFIG_FILE));
         String rowsBefore = Files.readString(out.resolve("results.csv"));
-        String runBefore = Files.readString(out.resolve(BenchRunner.RUN_FILE));
+        String runBefore = Files.readString(out.resolve(ResultsDirectory.RUN_FILE));
         BenchConfig other = ConfigReader.parse(CONFIG.replace("\"threads\": [1, 2, 4],", "\"threads\": [1, 2, 4], \"inCpuTokens\": 5,"),
                 "other.json", 2, Mutex.names());
         FakeExecutor again = new FakeExecutor();
@@ -98,9 +99,9 @@ public class ResumeTest {
         assertTrue(e.getMessage().contains("other.json") && e.getMessage().contains("resume.json"), "names both: " + e.getMessage());
         assertTrue(e.getMessage().contains("'high' had inCpuTokens 1000, not 5"), "names the difference: " + e.getMessage());
         assertTrue(e.getMessage().contains("start a new run"), e.getMessage());
-        assertEquals(configBefore, Files.readString(out.resolve(BenchRunner.CONFIG_FILE)));
+        assertEquals(configBefore, Files.readString(out.resolve(ResultsDirectory.CONFIG_FILE)));
         assertEquals(rowsBefore, Files.readString(out.resolve("results.csv")));
-        assertEquals(runBefore, Files.readString(out.resolve(BenchRunner.RUN_FILE)));
+        assertEquals(runBefore, Files.readString(out.resolve(ResultsDirectory.RUN_FILE)));
 
         assertEquals(null, BenchRunner.firstDifference(config().effective(), config().effective()));
         assertEquals("it has a bench 'sync' that this configuration lacks",
@@ -119,10 +120,10 @@ public class ResumeTest {
     void aResumedRunKeepsItsFirstStartTime(@TempDir Path out) throws Exception {
         BenchConfig config = config();
         assertThrows(FakeExecutor.Killed.class, () -> new BenchRunner(config, out, false, new FakeExecutor(3, Set.of()), SILENT).run());
-        String started = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.resolve(BenchRunner.RUN_FILE).toFile()).get("started").asText();
+        String started = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.resolve(ResultsDirectory.RUN_FILE).toFile()).get("started").asText();
         Thread.sleep(5);
         new BenchRunner(config, out, true, new FakeExecutor(), SILENT).run();
-        var run = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.resolve(BenchRunner.RUN_FILE).toFile());
+        var run = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.resolve(ResultsDirectory.RUN_FILE).toFile());
         assertEquals(started, run.get("started").asText());
         assertTrue(run.hasNonNull("finished"));
     }
@@ -219,7 +220,7 @@ public class ResumeTest {
         assertEquals(null, runner.abandon());
         assertEquals(List.of(), runner.run());
         assertEquals(List.of(), fake.asked);
-        assertTrue(Files.notExists(out.resolve(BenchRunner.CONFIG_FILE)));
+        assertTrue(Files.notExists(out.resolve(ResultsDirectory.CONFIG_FILE)));
     }
 
     /** A run that ended on its own before a late stop: nothing to say, and the run is not cut short. */
