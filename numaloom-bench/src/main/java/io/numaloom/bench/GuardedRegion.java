@@ -37,7 +37,7 @@ abstract class GuardedRegionPadAfter extends GuardedRegionFields {
  * <h2>Mutual-exclusion check</h2>
  * {@link #acquisitions} is a plain counter incremented under the mutex; the workers count their own
  * acquisitions too. If the mutex ever lets two holders in, increments get lost and the totals disagree,
- * which {@link Execution} reports as a failed point.
+ * which {@link io.numaloom.bench.run.Execution} reports as a failed point.
  *
  * <p>Thread-safety: the fields are guarded by {@link #mutex}; the getters are read after all workers were
  * joined.

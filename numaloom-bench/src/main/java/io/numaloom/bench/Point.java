@@ -1,5 +1,7 @@
 package io.numaloom.bench;
 
+import io.numaloom.bench.config.BenchDefinition;
+
 /**
  * One measurement of a run: a bench, a lock and a thread count.
  *

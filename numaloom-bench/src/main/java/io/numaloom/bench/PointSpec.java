@@ -10,7 +10,7 @@ import java.util.Base64;
 
 /**
  * Everything a measured JVM needs to run one point (one bench, one lock, one thread count), sent as the
- * single JMH parameter of {@link PointBenchmark} in URL-safe Base64 of its JSON.
+ * single JMH parameter of {@link io.numaloom.bench.run.PointBenchmark} in URL-safe Base64 of its JSON.
  *
  * @param benchId         the bench's id, for messages
  * @param workload        the workload's configuration name ({@code consumeCpu}, ...)
@@ -20,12 +20,12 @@ import java.util.Base64;
  * @param threadType      {@code virtual} or {@code platform}
  * @param carriers        the requested carrier count
  * @param pinCarriers     whether to pin carriers (or platform threads)
- * @param scheduler       {@code default} or {@code numa}, see {@link ThreadPlacement}
+ * @param scheduler       {@code default} or {@code numa}, see {@link io.numaloom.bench.run.ThreadPlacement}
  * @param remotePenaltyNs the NUMA cost model's penalty per remote handoff
  * @param migrationPenaltyNs the NUMA cost model's penalty per migration of a thread between nodes
  * @param recordLatency   whether to record acquire latencies
  * @param timeoutSeconds  the longest a round may take
- * @param sidecarDir      the directory the JVM writes its {@link ForkReport} into
+ * @param sidecarDir      the directory the JVM writes its {@link io.numaloom.bench.result.ForkReport} into
  */
 public record PointSpec(String benchId, String workload, ObjectNode settings, String lock, int threads,
                         String threadType, int carriers, boolean pinCarriers, String scheduler, long remotePenaltyNs, long migrationPenaltyNs,

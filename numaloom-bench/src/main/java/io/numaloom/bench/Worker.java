@@ -193,27 +193,27 @@ public final class Worker extends WorkerPadAfter implements Runnable {
         PROGRESS.setOpaque(this, progress + n);
     }
 
-    long progressOpaque() {
+    public long progressOpaque() {
         return (long) PROGRESS.getOpaque(this);
     }
 
-    long acquisitions() {
+    public long acquisitions() {
         return acquisitions;
     }
 
-    long nodeAcquisitions() {
+    public long nodeAcquisitions() {
         return nodeAcquisitions;
     }
 
-    long foreignAcquisitions() {
+    public long foreignAcquisitions() {
         return foreignAcquisitions;
     }
 
-    long migrations() {
+    public long migrations() {
         return migrations;
     }
 
-    Histogram latency() {
+    public Histogram latency() {
         return latency;
     }
 }

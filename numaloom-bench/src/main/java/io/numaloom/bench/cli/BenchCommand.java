@@ -1,19 +1,20 @@
 package io.numaloom.bench.cli;
 
-import io.numaloom.bench.BenchConfig;
-import io.numaloom.bench.BenchRunner;
-import io.numaloom.bench.ConfigException;
-import io.numaloom.bench.ConfigReader;
-import io.numaloom.bench.Field;
-import io.numaloom.bench.JmhPointExecutor;
 import io.numaloom.bench.Mutex;
 import io.numaloom.bench.Point;
-import io.numaloom.bench.PointExecutor;
-import io.numaloom.bench.PointResult;
-import io.numaloom.bench.ResultStore;
+import io.numaloom.bench.config.BenchConfig;
+import io.numaloom.bench.config.ConfigException;
+import io.numaloom.bench.config.ConfigReader;
+import io.numaloom.bench.config.Field;
 import io.numaloom.bench.locks.KeyedSchemes;
 import io.numaloom.bench.report.Report;
 import io.numaloom.bench.report.Summary;
+import io.numaloom.bench.result.PointResult;
+import io.numaloom.bench.result.ResultStore;
+import io.numaloom.bench.result.ResultsDirectory;
+import io.numaloom.bench.run.BenchRunner;
+import io.numaloom.bench.run.JmhPointExecutor;
+import io.numaloom.bench.run.PointExecutor;
 import io.numaloom.bench.workloads.WorkloadKind;
 
 import java.io.IOException;
@@ -204,11 +205,11 @@ final class BenchCommand {
     }
 
     private BenchConfig config(Args args, Path outDir) throws ConfigException, IOException {
-        if (args.config() == null && args.resume() && Files.exists(outDir.resolve(BenchRunner.CONFIG_FILE))) {
+        if (args.config() == null && args.resume() && Files.exists(outDir.resolve(ResultsDirectory.CONFIG_FILE))) {
             if (args.quick()) {
                 err.println("numaloom bench: --quick ignored; resuming " + outDir + " with the configuration it started with");
             }
-            return ConfigReader.read(outDir.resolve(BenchRunner.CONFIG_FILE));
+            return ConfigReader.read(outDir.resolve(ResultsDirectory.CONFIG_FILE));
         }
         BenchConfig config = args.config() == null ? BenchConfig.builtInDefault() : ConfigReader.read(args.config());
         if (args.quick()) {
@@ -230,9 +231,9 @@ final class BenchCommand {
                         "nothing to resume: --resume without --out continues the latest run under " + resultsRoot
                                 + "/, but there is none; leave out --resume to start a run"));
             }
-            if (!Files.exists(args.out().resolve(BenchRunner.CONFIG_FILE))) {
+            if (!Files.exists(args.out().resolve(ResultsDirectory.CONFIG_FILE))) {
                 throw new Main.UsageException("nothing to resume: there is no run in " + args.out() + " (no "
-                        + BenchRunner.CONFIG_FILE + "); leave out --resume to start a run there");
+                        + ResultsDirectory.CONFIG_FILE + "); leave out --resume to start a run there");
             }
             return args.out();
         }
@@ -248,7 +249,7 @@ final class BenchCommand {
             return Optional.empty();
         }
         try (Stream<Path> dirs = Files.list(resultsRoot)) {
-            return dirs.filter(d -> Files.exists(d.resolve(BenchRunner.CONFIG_FILE)))
+            return dirs.filter(d -> Files.exists(d.resolve(ResultsDirectory.CONFIG_FILE)))
                     .max(Comparator.comparing(d -> d.getFileName().toString()));
         }
     }

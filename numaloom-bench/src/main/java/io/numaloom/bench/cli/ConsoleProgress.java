@@ -1,8 +1,8 @@
 package io.numaloom.bench.cli;
 
-import io.numaloom.bench.BenchRunner;
 import io.numaloom.bench.Point;
-import io.numaloom.bench.PointResult;
+import io.numaloom.bench.result.PointResult;
+import io.numaloom.bench.run.BenchRunner;
 
 import java.io.PrintStream;
 import java.nio.file.Path;

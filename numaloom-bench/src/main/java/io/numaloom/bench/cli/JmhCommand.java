@@ -1,8 +1,8 @@
 package io.numaloom.bench.cli;
 
 import io.numaloom.bench.Mutex;
-import io.numaloom.bench.PointBenchmark;
 import io.numaloom.bench.jmh.UncontendedLockUnlock;
+import io.numaloom.bench.run.PointBenchmark;
 import org.openjdk.jmh.runner.BenchmarkList;
 import org.openjdk.jmh.runner.BenchmarkListEntry;
 import org.openjdk.jmh.runner.Runner;

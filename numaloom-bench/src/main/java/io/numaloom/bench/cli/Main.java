@@ -1,6 +1,6 @@
 package io.numaloom.bench.cli;
 
-import io.numaloom.bench.Suggest;
+import io.numaloom.bench.config.Suggest;
 
 import java.io.PrintStream;
 import java.util.Arrays;

@@ -1,7 +1,7 @@
 package io.numaloom.bench.cli;
 
-import io.numaloom.bench.BenchRunner;
 import io.numaloom.bench.report.Report;
+import io.numaloom.bench.result.ResultsDirectory;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -31,8 +31,8 @@ final class PlotCommand {
             err.println("numaloom plot: no such directory: " + dir);
             return Main.USAGE;
         }
-        if (!Files.exists(dir.resolve(BenchRunner.CONFIG_FILE))) {
-            err.println("numaloom plot: " + dir + " is not a results directory: it has no " + BenchRunner.CONFIG_FILE
+        if (!Files.exists(dir.resolve(ResultsDirectory.CONFIG_FILE))) {
+            err.println("numaloom plot: " + dir + " is not a results directory: it has no " + ResultsDirectory.CONFIG_FILE
                     + " (give the folder ./numaloom bench wrote, e.g. results/<timestamp>)");
             return Main.USAGE;
         }

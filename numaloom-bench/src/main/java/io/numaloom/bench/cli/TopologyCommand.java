@@ -1,7 +1,7 @@
 package io.numaloom.bench.cli;
 
-import io.numaloom.bench.Affinity;
-import io.numaloom.bench.ThreadPlacement;
+import io.numaloom.bench.run.Affinity;
+import io.numaloom.bench.run.ThreadPlacement;
 import io.numaloom.topology.CurrentCpu;
 import io.numaloom.topology.Topology;
 

@@ -1,7 +1,7 @@
 package io.numaloom.bench.report;
 
-import io.numaloom.bench.BenchDefinition;
-import io.numaloom.bench.PointResult;
+import io.numaloom.bench.config.BenchDefinition;
+import io.numaloom.bench.result.PointResult;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;

@@ -1,9 +1,9 @@
 package io.numaloom.bench.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.numaloom.bench.BenchConfig;
-import io.numaloom.bench.BenchDefinition;
-import io.numaloom.bench.PointResult;
+import io.numaloom.bench.config.BenchConfig;
+import io.numaloom.bench.config.BenchDefinition;
+import io.numaloom.bench.result.PointResult;
 
 import java.util.List;
 

@@ -2,7 +2,7 @@ package io.numaloom.bench.report;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import io.numaloom.bench.MachineStalls;
+import io.numaloom.bench.result.MachineStalls;
 import io.numaloom.topology.CurrentCpu;
 import io.numaloom.topology.Topology;
 

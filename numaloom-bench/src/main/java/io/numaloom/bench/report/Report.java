@@ -2,13 +2,13 @@ package io.numaloom.bench.report;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.numaloom.bench.BenchConfig;
-import io.numaloom.bench.BenchDefinition;
-import io.numaloom.bench.BenchRunner;
-import io.numaloom.bench.ConfigException;
-import io.numaloom.bench.ConfigReader;
-import io.numaloom.bench.PointResult;
-import io.numaloom.bench.ResultStore;
+import io.numaloom.bench.config.BenchConfig;
+import io.numaloom.bench.config.BenchDefinition;
+import io.numaloom.bench.config.ConfigException;
+import io.numaloom.bench.config.ConfigReader;
+import io.numaloom.bench.result.PointResult;
+import io.numaloom.bench.result.ResultStore;
+import io.numaloom.bench.result.ResultsDirectory;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -33,9 +33,9 @@ public final class Report {
 
     /** Draws every plot and {@code index.html} in {@code dir}. */
     public static void write(Path dir) throws IOException {
-        Path configFile = dir.resolve(BenchRunner.CONFIG_FILE);
+        Path configFile = dir.resolve(ResultsDirectory.CONFIG_FILE);
         if (!Files.exists(configFile)) {
-            throw new IOException(dir + " is not a results directory: it has no " + BenchRunner.CONFIG_FILE);
+            throw new IOException(dir + " is not a results directory: it has no " + ResultsDirectory.CONFIG_FILE);
         }
         String configText = Files.readString(configFile);
         List<PointResult> rows = ResultStore.load(dir);
@@ -46,8 +46,8 @@ public final class Report {
             throw new IOException(e.getMessage(), e);
         }
         MachineInfo machine = MachineInfo.readFrom(dir);
-        JsonNode run = Files.exists(dir.resolve(BenchRunner.RUN_FILE))
-                ? new ObjectMapper().readTree(dir.resolve(BenchRunner.RUN_FILE).toFile()) : null;
+        JsonNode run = Files.exists(dir.resolve(ResultsDirectory.RUN_FILE))
+                ? new ObjectMapper().readTree(dir.resolve(ResultsDirectory.RUN_FILE).toFile()) : null;
 
         List<String> lockOrder = lockOrder(config);
         List<Section> sections = new ArrayList<>();

@@ -1,8 +1,8 @@
 package io.numaloom.bench.report;
 
-import io.numaloom.bench.BenchConfig;
-import io.numaloom.bench.BenchDefinition;
-import io.numaloom.bench.PointResult;
+import io.numaloom.bench.config.BenchConfig;
+import io.numaloom.bench.config.BenchDefinition;
+import io.numaloom.bench.result.PointResult;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,8 +1,8 @@
 package io.numaloom.bench.workloads;
 
-import io.numaloom.bench.Field;
-import io.numaloom.bench.Settings;
 import io.numaloom.bench.Worker;
+import io.numaloom.bench.config.Field;
+import io.numaloom.bench.config.Settings;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;

@@ -1,10 +1,10 @@
 package io.numaloom.bench.workloads;
 
-import io.numaloom.bench.Field;
-import io.numaloom.bench.Settings;
 import io.numaloom.bench.Worker;
-import io.numaloom.bench.locks.KeyedSchemes;
+import io.numaloom.bench.config.Field;
+import io.numaloom.bench.config.Settings;
 import io.numaloom.bench.locks.KeyedSchemes.KeyedScheme;
+import io.numaloom.bench.locks.KeyedSchemes;
 import org.apache.commons.math3.distribution.ZipfDistribution;
 import org.apache.commons.math3.random.Well19937c;
 import org.openjdk.jmh.infra.Blackhole;

@@ -2,10 +2,10 @@ package io.numaloom.bench.workloads;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.numaloom.bench.Field;
 import io.numaloom.bench.Mutex;
-import io.numaloom.bench.Settings;
 import io.numaloom.bench.Worker;
+import io.numaloom.bench.config.Field;
+import io.numaloom.bench.config.Settings;
 import org.openjdk.jmh.infra.Blackhole;
 
 import java.io.IOException;

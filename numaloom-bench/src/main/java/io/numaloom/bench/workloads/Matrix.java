@@ -1,9 +1,9 @@
 package io.numaloom.bench.workloads;
 
-import io.numaloom.bench.Field;
 import io.numaloom.bench.GuardedRegion;
-import io.numaloom.bench.Settings;
 import io.numaloom.bench.Worker;
+import io.numaloom.bench.config.Field;
+import io.numaloom.bench.config.Settings;
 
 import java.util.Arrays;
 import java.util.List;

@@ -43,7 +43,7 @@ public interface Round extends AutoCloseable {
 
     /**
      * Releases what the round holds outside the heap (a server's port, its threads, client sockets). Called once
-     * the round is over, whether it passed its check, failed or timed out ({@link io.numaloom.bench.Execution}
+     * the round is over, whether it passed its check, failed or timed out ({@link io.numaloom.bench.run.Execution}
      * does); must be idempotent and must not throw. Nothing by default.
      */
     @Override

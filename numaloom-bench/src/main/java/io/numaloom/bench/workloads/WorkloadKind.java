@@ -1,7 +1,7 @@
 package io.numaloom.bench.workloads;
 
-import io.numaloom.bench.Field;
-import io.numaloom.bench.Settings;
+import io.numaloom.bench.config.Field;
+import io.numaloom.bench.config.Settings;
 
 import java.util.Arrays;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.numaloom.bench.cli;
 
-import io.numaloom.bench.ResultStore;
+import io.numaloom.bench.result.ResultStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -51,11 +51,11 @@ class MainTest {
     static Result bench(Path resultsRoot, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        io.numaloom.bench.PointExecutor untouchable = new io.numaloom.bench.PointExecutor() {
+        io.numaloom.bench.run.PointExecutor untouchable = new io.numaloom.bench.run.PointExecutor() {
             @Override public Measurement measure(io.numaloom.bench.Point point, Path work, Path log) {
                 throw new AssertionError("measured " + point.key());
             }
-            @Override public io.numaloom.bench.MachineStalls probeStalls() {
+            @Override public io.numaloom.bench.result.MachineStalls probeStalls() {
                 throw new AssertionError("probed the machine");
             }
         };
@@ -82,17 +82,17 @@ class MainTest {
         return files;
     }
 
-    static final io.numaloom.bench.PointExecutor INSTANT = (point, work, log) -> new io.numaloom.bench.PointExecutor.Measurement(
-            java.util.List.of(java.util.List.of(1.0, 1.0)), java.util.List.of(new io.numaloom.bench.ForkReport(1, 100, java.util.List.of(1.0),
+    static final io.numaloom.bench.run.PointExecutor INSTANT = (point, work, log) -> new io.numaloom.bench.run.PointExecutor.Measurement(
+            java.util.List.of(java.util.List.of(1.0, 1.0)), java.util.List.of(new io.numaloom.bench.result.ForkReport(1, 100, java.util.List.of(1.0),
             java.util.List.of(1.0), null, 0, 0, "p", "c", "2 cpus, 1 nodes; test", null, null, null, null)));
 
     @Test
     void resumingAFinishedRunSaysSoAndLeavesItsFolderAsItWas(@TempDir Path results) throws Exception {
-        io.numaloom.bench.BenchConfig config = io.numaloom.bench.ConfigReader.parse("""
+        io.numaloom.bench.config.BenchConfig config = io.numaloom.bench.config.ConfigReader.parse("""
                 { "benches": [ { "name": "consumeCpu", "id": "c", "payload": { "threads": [1, 2],
                   "locks": [ { "name": "VNA" } ] } } ] }""", "c.json", 2, io.numaloom.bench.Mutex.names());
         Path run = results.resolve("20260101-000000");
-        new io.numaloom.bench.BenchRunner(config, run, false, INSTANT, SILENT).run();
+        new io.numaloom.bench.run.BenchRunner(config, run, false, INSTANT, SILENT).run();
         assertTrue(Files.exists(run.resolve("index.html")) && Files.exists(run.resolve("machine.json")));
         var before = snapshot(run);
         Thread.sleep(20); // a rewrite would show in the modification times
@@ -185,26 +185,26 @@ class MainTest {
 
     @Test
     void dryRunEstimatesTheTimeFromEarlierRunsOfTheSamePoints(@TempDir Path results) throws Exception {
-        io.numaloom.bench.BenchConfig config = io.numaloom.bench.ConfigReader.parse("""
+        io.numaloom.bench.config.BenchConfig config = io.numaloom.bench.config.ConfigReader.parse("""
                 { "benches": [ { "name": "consumeCpu", "id": "c", "payload": { "threads": [1, 2],
                   "locks": [ { "name": "VNA" } ] } } ] }""", "c.json", 2, io.numaloom.bench.Mutex.names());
-        var points = io.numaloom.bench.BenchRunner.points(config);
+        var points = io.numaloom.bench.run.BenchRunner.points(config);
         String before = BenchCommand.estimate(points, results);
         assertTrue(before.startsWith("2 JVM starts and 16 rounds (no estimate"), before); // 1 fork x (3 + 5) rounds x 2 points
 
-        io.numaloom.bench.PointExecutor instant = (point, work, log) -> new io.numaloom.bench.PointExecutor.Measurement(
-                java.util.List.of(java.util.List.of(1.0, 1.0)), java.util.List.of(new io.numaloom.bench.ForkReport(1, 100, java.util.List.of(1.0),
+        io.numaloom.bench.run.PointExecutor instant = (point, work, log) -> new io.numaloom.bench.run.PointExecutor.Measurement(
+                java.util.List.of(java.util.List.of(1.0, 1.0)), java.util.List.of(new io.numaloom.bench.result.ForkReport(1, 100, java.util.List.of(1.0),
                 java.util.List.of(1.0), null, 0, 0, "p", "c", "2 cpus, 1 nodes; test", null, null, null, null)));
-        new io.numaloom.bench.BenchRunner(config, results.resolve("20260101-000000"), false, instant, SILENT).run();
+        new io.numaloom.bench.run.BenchRunner(config, results.resolve("20260101-000000"), false, instant, SILENT).run();
         String after = BenchCommand.estimate(points, results);
         assertTrue(after.startsWith("about 0:0"), "the two points took well under 10 s here: " + after);
     }
 
-    static final io.numaloom.bench.BenchRunner.Listener SILENT = new io.numaloom.bench.BenchRunner.Listener() {
+    static final io.numaloom.bench.run.BenchRunner.Listener SILENT = new io.numaloom.bench.run.BenchRunner.Listener() {
         @Override public void runStarted(Path out, int points, int alreadyDone) {}
         @Override public void pointStarted(io.numaloom.bench.Point point, int ordinal, int points, java.time.Duration elapsed,
                                            java.time.Duration eta) {}
-        @Override public void pointFinished(io.numaloom.bench.PointResult result, int ordinal, int points) {}
+        @Override public void pointFinished(io.numaloom.bench.result.PointResult result, int ordinal, int points) {}
         @Override public void notice(String text) {}
     };
 

@@ -1,14 +1,14 @@
 package io.numaloom.bench.report;
 
-import io.numaloom.bench.BenchConfig;
-import io.numaloom.bench.BenchRunner;
-import io.numaloom.bench.ConfigReader;
+import io.numaloom.bench.config.BenchConfig;
+import io.numaloom.bench.run.BenchRunner;
+import io.numaloom.bench.config.ConfigReader;
 import io.numaloom.bench.Mutex;
-import io.numaloom.bench.PointExecutor;
-import io.numaloom.bench.PointResult;
-import io.numaloom.bench.ResultStore;
-import io.numaloom.bench.TestListeners;
-import io.numaloom.bench.ForkReport;
+import io.numaloom.bench.run.PointExecutor;
+import io.numaloom.bench.result.PointResult;
+import io.numaloom.bench.result.ResultStore;
+import io.numaloom.bench.run.TestListeners;
+import io.numaloom.bench.result.ForkReport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,9 +1,9 @@
 package io.numaloom.bench.report;
 
-import io.numaloom.bench.BenchConfig;
-import io.numaloom.bench.ConfigReader;
+import io.numaloom.bench.config.BenchConfig;
+import io.numaloom.bench.config.ConfigReader;
 import io.numaloom.bench.Mutex;
-import io.numaloom.bench.PointResult;
+import io.numaloom.bench.result.PointResult;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,13 +1,13 @@
 package io.numaloom.bench.workloads;
 
-import io.numaloom.bench.BenchConfig;
-import io.numaloom.bench.BenchDefinition;
-import io.numaloom.bench.ConfigException;
-import io.numaloom.bench.ConfigReader;
-import io.numaloom.bench.Execution;
-import io.numaloom.bench.ThreadPlacement;
-import io.numaloom.bench.locks.KeyedSchemes;
+import io.numaloom.bench.config.BenchConfig;
+import io.numaloom.bench.config.BenchDefinition;
+import io.numaloom.bench.config.ConfigException;
+import io.numaloom.bench.config.ConfigReader;
 import io.numaloom.bench.locks.KeyedSchemes.KeyedScheme;
+import io.numaloom.bench.locks.KeyedSchemes;
+import io.numaloom.bench.run.Execution;
+import io.numaloom.bench.run.ThreadPlacement;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

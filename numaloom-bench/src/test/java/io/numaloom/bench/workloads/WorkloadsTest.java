@@ -1,12 +1,12 @@
 package io.numaloom.bench.workloads;
 
-import io.numaloom.bench.BenchConfig;
-import io.numaloom.bench.BenchDefinition;
-import io.numaloom.bench.ConfigException;
-import io.numaloom.bench.ConfigReader;
-import io.numaloom.bench.Execution;
 import io.numaloom.bench.Mutex;
-import io.numaloom.bench.ThreadPlacement;
+import io.numaloom.bench.config.BenchConfig;
+import io.numaloom.bench.config.BenchDefinition;
+import io.numaloom.bench.config.ConfigException;
+import io.numaloom.bench.config.ConfigReader;
+import io.numaloom.bench.run.Execution;
+import io.numaloom.bench.run.ThreadPlacement;
 import io.numaloom.topology.Topology;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,0 +1,293 @@
+package io.numaloom.bench.result;
+
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.numaloom.LockDiagnostics;
+import io.numaloom.bench.Point;
+import io.numaloom.bench.config.BenchDefinition;
+import org.HdrHistogram.Histogram;
+
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One row of {@code results.csv} and {@code results.json}: what one point measured. Unknown values (a
+ * confidence interval from a single round, latency that was not recorded, the handoffs of a workload without
+ * shared regions, anything of a failed point) are null, an empty CSV cell.
+ *
+ * @param bench                the bench id
+ * @param title                the bench title
+ * @param workload             the workload's configuration name
+ * @param lock                 the lock name
+ * @param threads              the number of worker threads
+ * @param threadType           {@code virtual} or {@code platform}
+ * @param carriers             carriers of the virtual-thread scheduler
+ * @param remotePenaltyNs      the NUMA cost model's penalty per remote handoff
+ * @param topology             the {@code numaloom.topology} of the measured JVMs, empty for detected
+ * @param forks                JMH forks
+ * @param rounds               measured rounds over all forks
+ * @param opsPerRound          operations per round
+ * @param opsPerMs             mean throughput, operations per millisecond
+ * @param opsPerMsCiLow        lower bound of its 95% confidence interval (over the forks' means with two or more
+ *                             forks, over the rounds with one: {@link Stats#summarizeForks})
+ * @param opsPerMsCiHigh       upper bound
+ * @param timeMs               mean time of a round, ms
+ * @param timeMsCiLow          lower bound of its 95% confidence interval
+ * @param timeMsCiHigh         upper bound
+ * @param jain                 Jain's fairness index of per-thread operation counts when the first thread
+ *                             finished, mean over the rounds
+ * @param minMaxRatio          smallest over largest of those counts, mean over the rounds
+ * @param latencyP50Ns         median acquire latency, ns
+ * @param latencyP99Ns         99th percentile, ns
+ * @param latencyP999Ns        99.9th percentile, ns
+ * @param latencyMaxNs         largest, ns
+ * @param handoffs             consecutive acquisitions counted
+ * @param localHandoffFraction the fraction of handoffs that stayed on one node; null on a one-node topology,
+ *                             where every handoff is local and the fraction says nothing
+ * @param slowPathsPerOp       VnaLock diagnostics (config {@code "diagnostics": true}), per measured operation:
+ *                             acquisitions that failed the fast path; null without diagnostics
+ * @param queuedPerOp          acquisitions that came through a queue, per operation
+ * @param parksPerOp           parks of waiting threads, per operation
+ * @param unparksPerOp         wake-ups sent, per operation
+ * @param reservations         times a heir reserved the lock, in all measured rounds
+ * @param yields               times a releasing thread yielded to an overdue heir, in all measured rounds
+ * @param bytesPerOp           heap bytes the JVM allocated per operation while the measured rounds ran (threads
+ *                             are started before the timing, so nearly all of it is the workload's and the lock's);
+ *                             null where the JVM cannot count
+ * @param retainedBytes        the size of what the workload's locking keeps after its last measured round (JOL; the
+ *                             {@code keyed} workload's scheme, keys included), largest over the forks; null for the
+ *                             other workloads
+ * @param status               {@code ok} or {@code failed}
+ * @param error                why it failed, else null
+ * @param placement            how the threads were placed
+ * @param cpuSource            where the measured JVM got the current CPU
+ * @param fingerprint          the bench's {@link BenchDefinition#fingerprint() fingerprint}
+ * @param startedAt            when the point started, ISO-8601
+ * @param seconds              wall time of the point, forks included
+ */
+@JsonPropertyOrder({"bench", "title", "workload", "lock", "threads", "threadType", "carriers", "remotePenaltyNs",
+        "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow", "opsPerMsCiHigh", "timeMs",
+        "timeMsCiLow", "timeMsCiHigh", "jain", "minMaxRatio", "latencyP50Ns", "latencyP99Ns", "latencyP999Ns",
+        "latencyMaxNs", "handoffs", "localHandoffFraction", "foreignAcquisitionFraction", "migrationsPerOp", "slowPathsPerOp", "queuedPerOp", "parksPerOp",
+        "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error", "placement", "cpuSource",
+        "fingerprint", "startedAt", "seconds"})
+public record PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
+                          int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
+                          Double opsPerMs, Double opsPerMsCiLow, Double opsPerMsCiHigh,
+                          Double timeMs, Double timeMsCiLow, Double timeMsCiHigh,
+                          Double jain, Double minMaxRatio,
+                          Long latencyP50Ns, Long latencyP99Ns, Long latencyP999Ns, Long latencyMaxNs,
+                          Long handoffs, Double localHandoffFraction,
+                          Double slowPathsPerOp, Double queuedPerOp, Double parksPerOp, Double unparksPerOp,
+                          Long reservations, Long yields, Double bytesPerOp, Long retainedBytes,
+                          String status, String error, String placement, String cpuSource,
+                          String fingerprint, String startedAt, double seconds,
+                          Double foreignAcquisitionFraction, Double migrationsPerOp) {
+
+    /** A row without node tracking. */
+    public PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
+                       int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
+                       Double opsPerMs, Double opsPerMsCiLow, Double opsPerMsCiHigh,
+                       Double timeMs, Double timeMsCiLow, Double timeMsCiHigh,
+                       Double jain, Double minMaxRatio,
+                       Long latencyP50Ns, Long latencyP99Ns, Long latencyP999Ns, Long latencyMaxNs,
+                       Long handoffs, Double localHandoffFraction,
+                       Double slowPathsPerOp, Double queuedPerOp, Double parksPerOp, Double unparksPerOp,
+                       Long reservations, Long yields, Double bytesPerOp, Long retainedBytes,
+                       String status, String error, String placement, String cpuSource,
+                       String fingerprint, String startedAt, double seconds) {
+        this(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs, topology, forks, rounds,
+                opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow, timeMsCiHigh, jain, minMaxRatio,
+                latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction, slowPathsPerOp,
+                queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error,
+                placement, cpuSource, fingerprint, startedAt, seconds, null, null);
+    }
+
+    public static final String OK = "ok";
+    public static final String FAILED = "failed";
+
+    /** The CSV header, in {@link #csvCells()} order. */
+    public static final List<String> CSV_HEADER = List.of("bench", "title", "workload", "lock", "threads", "threadType",
+            "carriers", "remotePenaltyNs", "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow",
+            "opsPerMsCiHigh", "timeMs", "timeMsCiLow", "timeMsCiHigh", "jain", "minMaxRatio", "latencyP50Ns",
+            "latencyP99Ns", "latencyP999Ns", "latencyMaxNs", "handoffs", "localHandoffFraction", "foreignAcquisitionFraction",
+            "migrationsPerOp", "slowPathsPerOp",
+            "queuedPerOp", "parksPerOp", "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error",
+            "placement", "cpuSource", "fingerprint", "startedAt", "seconds");
+
+    /** The row's key within its run: {@code bench/lock/threads}. */
+    public String key() {
+        return Point.key(bench, lock, threads);
+    }
+
+    public boolean ok() {
+        return OK.equals(status);
+    }
+
+    /**
+     * The row of a measured point.
+     *
+     * @param forkRoundTimesMs per fork, every measured round's time in ms; the 95% intervals are over the forks'
+     *                         means when there are two or more ({@link Stats#summarizeForks})
+     * @param forkReports      the side reports of the forks
+     */
+    public static PointResult measured(Point point, List<List<Double>> forkRoundTimesMs, List<ForkReport> forkReports,
+                                       Instant started, double seconds) {
+        BenchDefinition b = point.bench();
+        long ops = forkReports.stream().mapToLong(ForkReport::operationsPerRound).filter(o -> o > 0).findFirst().orElse(0);
+        List<double[]> times = forkRoundTimesMs.stream()
+                .map(f -> f.stream().mapToDouble(Double::doubleValue).toArray()).toList();
+        List<double[]> throughputs = times.stream().map(f -> perMs(ops, f)).toList();
+        int rounds = times.stream().mapToInt(f -> f.length).sum();
+        Stats.Summary time = Stats.summarizeForks(times);
+        Stats.Summary throughput = Stats.summarizeForks(throughputs);
+        List<Double> jain = new ArrayList<>();
+        List<Double> minMax = new ArrayList<>();
+        Histogram latency = null;
+        long handoffs = 0;
+        long local = 0;
+        long nodeAcquisitions = 0;
+        long foreign = 0;
+        long migrations = 0;
+        String error = null;
+        LockDiagnostics.Counts counts = null;
+        for (ForkReport r : forkReports) {
+            if (r.diagnostics() != null) {
+                counts = counts == null ? r.diagnostics() : counts.plus(r.diagnostics());
+            }
+            jain.addAll(r.jain());
+            minMax.addAll(r.minMax());
+            Histogram h = ForkReport.decode(r.latency());
+            if (h != null) {
+                if (latency == null) {
+                    latency = new Histogram(2);
+                }
+                latency.add(h);
+            }
+            handoffs += r.handoffs();
+            local += r.localHandoffs();
+            if (r.nodeAcquisitions() != null) {
+                nodeAcquisitions += r.nodeAcquisitions();
+                foreign += r.foreignAcquisitions() == null ? 0 : r.foreignAcquisitions();
+                migrations += r.migrations() == null ? 0 : r.migrations();
+            }
+            if (error == null && r.error() != null) {
+                error = r.error();
+            }
+        }
+        if (error == null && (ops == 0 || rounds == 0)) {
+            error = "no measurement came back (" + forkReports.size() + " fork reports, " + rounds + " rounds)";
+        }
+        boolean hasRegions = handoffs > 0;
+        boolean hasLatency = latency != null && latency.getTotalCount() > 0;
+        ForkReport first = forkReports.isEmpty() ? null : forkReports.getFirst();
+        return new PointResult(b.id(), b.title(), b.kind().jsonName(), point.lock(), point.threads(), b.threadType(),
+                b.carriers(), b.remotePenaltyNs(), b.topology(), b.forks(), rounds, ops,
+                finite(throughput.mean()), finite(throughput.ciLow()), finite(throughput.ciHigh()),
+                finite(time.mean()), finite(time.ciLow()), finite(time.ciHigh()),
+                finite(Stats.meanOfFinite(toArray(jain))), finite(Stats.meanOfFinite(toArray(minMax))),
+                hasLatency ? latency.getValueAtPercentile(50) : null,
+                hasLatency ? latency.getValueAtPercentile(99) : null,
+                hasLatency ? latency.getValueAtPercentile(99.9) : null,
+                hasLatency ? latency.getMaxValue() : null,
+                hasRegions ? handoffs : null, hasRegions && (first == null || !first.oneNode()) ? (double) local / handoffs : null,
+                perOp(counts == null ? null : counts.slowPaths(), ops, rounds),
+                perOp(counts == null ? null : counts.queuedAcquisitions(), ops, rounds),
+                perOp(counts == null ? null : counts.parks(), ops, rounds),
+                perOp(counts == null ? null : counts.unparks(), ops, rounds),
+                counts == null ? null : counts.reservations(),
+                counts == null ? null : counts.yields(),
+                bytesPerOp(forkReports, ops, rounds), retainedBytes(forkReports),
+                error == null ? OK : FAILED, error,
+                first == null ? null : first.placement(), first == null ? null : first.cpuSource(),
+                b.fingerprint(), started.truncatedTo(ChronoUnit.MILLIS).toString(), round3(seconds),
+                nodeAcquisitions > 0 ? (double) foreign / nodeAcquisitions : null,
+                nodeAcquisitions > 0 && ops > 0 && rounds > 0 ? finite(migrations / ((double) ops * rounds)) : null);
+    }
+
+    /** Allocated bytes per operation over every fork's measured rounds; null if a fork could not count. */
+    private static Double bytesPerOp(List<ForkReport> forks, long opsPerRound, int rounds) {
+        if (forks.isEmpty() || opsPerRound == 0 || rounds == 0 || forks.stream().anyMatch(f -> f.allocatedBytes() == null)) {
+            return null;
+        }
+        double bytes = forks.stream().mapToLong(ForkReport::allocatedBytes).sum();
+        return finite(bytes / ((double) opsPerRound * rounds));
+    }
+
+    /** The largest retained size any fork reported, or null. */
+    private static Long retainedBytes(List<ForkReport> forks) {
+        return forks.stream().map(ForkReport::retainedBytes).filter(java.util.Objects::nonNull)
+                .max(Long::compare).orElse(null);
+    }
+
+    /** The row of a point that failed before anything was measured. */
+    public static PointResult failed(Point point, String error, Instant started, double seconds) {
+        BenchDefinition b = point.bench();
+        return new PointResult(b.id(), b.title(), b.kind().jsonName(), point.lock(), point.threads(), b.threadType(),
+                b.carriers(), b.remotePenaltyNs(), b.topology(), b.forks(), 0, 0,
+                null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null, null, null, null, null, null, null, null, FAILED, error, null, null, b.fingerprint(), started.truncatedTo(ChronoUnit.MILLIS).toString(), round3(seconds));
+    }
+
+    /** The cells of this row's CSV line, in {@link #CSV_HEADER} order; null is an empty cell. */
+    public List<Object> csvCells() {
+        return java.util.Arrays.asList(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs,
+                topology, forks, rounds, opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow,
+                timeMsCiHigh, jain, minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs,
+                localHandoffFraction, foreignAcquisitionFraction, migrationsPerOp, slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error, placement, cpuSource, fingerprint, startedAt, seconds);
+    }
+
+    /** The row as one CSV line (RFC 4180 quoting), without the line break. */
+    public String csvLine() {
+        StringBuilder sb = new StringBuilder();
+        List<Object> cells = csvCells();
+        for (int i = 0; i < cells.size(); i++) {
+            if (i > 0) {
+                sb.append(',');
+            }
+            sb.append(csvCell(cells.get(i)));
+        }
+        return sb.toString();
+    }
+
+    static String csvCell(Object value) {
+        if (value == null) {
+            return "";
+        }
+        String text = value instanceof Double d
+                ? new BigDecimal(d).round(new MathContext(6)).stripTrailingZeros().toPlainString() : value.toString();
+        if (text.contains(",") || text.contains("\"") || text.contains("\n") || text.contains("\r")) {
+            return '"' + text.replace("\"", "\"\"") + '"';
+        }
+        return text;
+    }
+
+    /** A count over {@code rounds} rounds of {@code opsPerRound} operations, per operation; null for null. */
+    private static Double perOp(Long count, long opsPerRound, int rounds) {
+        return count == null || opsPerRound == 0 || rounds == 0 ? null : finite((double) count / opsPerRound / rounds);
+    }
+
+    private static Double finite(double v) {
+        return Double.isFinite(v) ? v : null;
+    }
+
+    private static double round3(double v) {
+        return Math.round(v * 1000) / 1000.0;
+    }
+
+    /** Operations per ms of each round, from its time in ms. */
+    private static double[] perMs(long opsPerRound, double[] timesMs) {
+        double[] throughputs = new double[timesMs.length];
+        for (int i = 0; i < timesMs.length; i++) {
+            throughputs[i] = opsPerRound / timesMs[i];
+        }
+        return throughputs;
+    }
+
+    private static double[] toArray(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).toArray();
+    }
+}

@@ -1,0 +1,472 @@
+package io.numaloom.bench.run;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.numaloom.bench.Point;
+import io.numaloom.bench.config.BenchConfig;
+import io.numaloom.bench.config.BenchDefinition;
+import io.numaloom.bench.report.MachineInfo;
+import io.numaloom.bench.report.Report;
+import io.numaloom.bench.result.ForkReport;
+import io.numaloom.bench.result.MachineStalls;
+import io.numaloom.bench.result.PointResult;
+import io.numaloom.bench.result.ResultStore;
+import io.numaloom.bench.result.ResultsDirectory;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+/**
+ * Runs a configuration into a results directory, point by point.
+ *
+ * <p>The points are every (bench, thread count, lock) of the benches that are not skipped, thread counts
+ * outer and locks inner, so that the locks of one thread count are measured side by side in time. Before
+ * the first point the directory gets {@code config.json} (the effective configuration, which
+ * {@code --resume} reads back) and {@code machine.json}; after every point {@link ResultStore} makes the
+ * row durable; after the last point of a bench its plots and the report are redrawn, so a long run can be
+ * looked at while it goes on.
+ *
+ * <p>A failed point (an exception in the measured JVM, a failed check, a timeout) becomes a row with status
+ * {@code failed} and its reason, and the run goes on. With {@code resume}, the configuration must be the
+ * one the run started with (else the run is refused, naming the first difference); points that already
+ * have an {@code ok} row with the same bench fingerprint are skipped; failed ones are measured again.
+ *
+ * <p>A run is stopped (Ctrl-C) from another thread: {@link #stop()} ends it between points, and
+ * {@link #abandon()} waits for that, then writes the report and cleans up. The point in progress is not
+ * recorded: Ctrl-C reaches the measured JVM too, and its failure is the stop, not a result. Since the
+ * measured JVM can die a moment before this JVM hears of the stop, a failed point waits
+ * {@code stopGrace} for a stop before it is recorded.
+ */
+public final class BenchRunner {
+    /** Held (an OS file lock) while a run writes the directory, so that two runs never mix their rows. */
+    static final String LOCK_FILE = ".lock";
+
+    /**
+     * Where the measured JVMs' class caches of a run in {@code out} go ({@link AotCache}): inside the run's work
+     * directory, which the run deletes when it ends.
+     */
+    public static Path aotCacheDir(Path out) {
+        return out.resolve("work").resolve("aot-cache");
+    }
+
+    /** What a run tells its user while it goes. */
+    public interface Listener {
+        /** Before the first point. */
+        void runStarted(Path out, int points, int alreadyDone);
+
+        /** Before a point; {@code eta} is null until one point has been timed. */
+        void pointStarted(Point point, int ordinal, int points, Duration elapsed, Duration eta);
+
+        /** After a point, measured or failed. */
+        void pointFinished(PointResult result, int ordinal, int points);
+
+        /** Anything else worth saying (waiting for a lock, a redrawn report). */
+        void notice(String text);
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private final BenchConfig config;
+    private final Path out;
+    private final boolean resume;
+    private final PointExecutor executor;
+    private final Listener listener;
+    /**
+     * {@link #NEW}, {@link #RUNNING} (this runner holds the directory's lock), {@link #CUT_SHORT} (the run
+     * ended, or is ending, because of {@link #stop()}) or {@link #ENDED} (it ended on its own, or never
+     * started): what {@link #abandon()} reports and cleans up, whatever the order in which the stop, the
+     * end of the run and the shutdown hook come.
+     */
+    private final AtomicInteger state = new AtomicInteger(NEW);
+    private static final int NEW = 0;
+    private static final int RUNNING = 1;
+    private static final int CUT_SHORT = 2;
+    private static final int ENDED = 3;
+    /** Set by the one {@link #abandon()} that reports. */
+    private final AtomicBoolean reported = new AtomicBoolean();
+    /** Whether the last {@link #run()} found every point measured and the run finished, and wrote nothing. */
+    private volatile boolean nothingToResume;
+    /** Counted down by {@link #stop()}: no point starts or is recorded after it. */
+    private final CountDownLatch stopRequested = new CountDownLatch(1);
+    /** Counted down when {@link #run()} has let go of the directory. */
+    private final CountDownLatch runEnded = new CountDownLatch(1);
+    private final Duration stopGrace;
+
+    /** How long {@link #abandon()} waits for the point in progress to end once its JVMs are stopped. */
+    static final Duration STOP_WAIT = Duration.ofSeconds(10);
+
+    public BenchRunner(BenchConfig config, Path out, boolean resume, PointExecutor executor, Listener listener) {
+        this(config, out, resume, executor, listener, Duration.ofSeconds(1));
+    }
+
+    BenchRunner(BenchConfig config, Path out, boolean resume, PointExecutor executor, Listener listener, Duration stopGrace) {
+        this.config = config;
+        this.out = out;
+        this.resume = resume;
+        this.executor = executor;
+        this.listener = listener;
+        this.stopGrace = stopGrace;
+    }
+
+    /** Every point of the configuration, in run order. */
+    public static List<Point> points(BenchConfig config) {
+        List<Point> points = new ArrayList<>();
+        for (BenchDefinition bench : config.activeBenches()) {
+            for (int threads : bench.threads()) {
+                for (String lock : bench.locks()) {
+                    points.add(new Point(bench, lock, threads));
+                }
+            }
+        }
+        return points;
+    }
+
+    /**
+     * Runs every point not already done and writes the report.
+     *
+     * @return the rows of this configuration's points, in run order
+     * @throws IllegalStateException if the directory has results and {@code resume} is off, or another run
+     *         is writing it
+     */
+    public List<PointResult> run() throws IOException, InterruptedException {
+        boolean locked = false;
+        try {
+            if (stopped()) {
+                return List.of(); // stopped before it started: the JVM is going away
+            }
+            Files.createDirectories(out);
+            try (FileChannel channel = FileChannel.open(out.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                 FileLock lock = tryLock(channel)) {
+                if (lock == null) {
+                    throw new IllegalStateException("another ./numaloom bench is writing " + out
+                            + "; wait for it to finish, or choose another --out");
+                }
+                // A stop that came before this point finds NEW and the run does not start.
+                if (!state.compareAndSet(NEW, RUNNING)) {
+                    return List.of();
+                }
+                locked = true;
+                try {
+                    return runLocked();
+                } finally {
+                    Files.deleteIfExists(out.resolve(LOCK_FILE));
+                }
+            }
+        } finally {
+            if (locked) {
+                state.set(stopped() ? CUT_SHORT : ENDED);
+            } else {
+                state.compareAndSet(NEW, ENDED);
+            }
+            runEnded.countDown();
+        }
+    }
+
+    /**
+     * Whether the last {@link #run()}, a resumed one, found every point measured and the run finished,
+     * and so wrote nothing (not even {@code machine.json}, {@code run.json} or the report).
+     */
+    public boolean nothingToResume() {
+        return nothingToResume;
+    }
+
+    /** Whether the run ended, or is ending, because of {@link #stop()}, with points left to measure. */
+    public boolean cutShort() {
+        return state.get() == CUT_SHORT || state.get() == RUNNING && stopped();
+    }
+
+    /** Asks the run to end between points (from any thread); the point in progress is not recorded. */
+    public void stop() {
+        stopRequested.countDown();
+    }
+
+    /** Whether {@link #stop()} was called: {@link #run()} then returns the rows of the points done before. */
+    public boolean stopped() {
+        return stopRequested.getCount() == 0;
+    }
+
+    /**
+     * Ends a run that is being stopped (Ctrl-C; called from a shutdown hook while {@link #run()} is
+     * still measuring, after the measured JVMs were told to stop): stops the run, waits for the point in
+     * progress to end, writes the report of the points done, removes the point's work and the directory's
+     * lock file.
+     *
+     * <p>It reports whether the run is still measuring or has already ended because of the stop (the
+     * measured JVM, which Ctrl-C reaches too, can die and the run end before the hook gets here), once.
+     *
+     * @return what the user needs to know (points done, the command that continues the run), or null if
+     *         no run was in progress, the run ended on its own, or another call reported
+     */
+    public String abandon() {
+        stop();
+        if (state.compareAndSet(NEW, ENDED) || state.get() == ENDED) {
+            return null; // never started (and now never will), or ended on its own
+        }
+        try {
+            if (!runEnded.await(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                listener.notice("the point in progress did not end within " + STOP_WAIT.toSeconds() + " s; cleaning up anyway");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (state.get() == ENDED || !reported.compareAndSet(false, true)) {
+            return null; // it ended on its own just before the stop, or another call reported
+        }
+        long done = 0;
+        try {
+            List<String> keys = points(config).stream().map(Point::key).toList();
+            done = ResultStore.load(out).stream().filter(r -> r.ok() && keys.contains(r.key())).count();
+            renderReport();
+            deleteRecursively(out.resolve("work"));
+            Files.deleteIfExists(out.resolve(LOCK_FILE));
+        } catch (IOException | RuntimeException e) {
+            listener.notice("could not clean up " + out + ": " + e);
+        }
+        return "stopped with " + done + " of " + points(config).size() + " points measured (the report in " + out
+                + " shows them); continue with: ./numaloom bench --resume --out " + out;
+    }
+
+    private static FileLock tryLock(FileChannel channel) throws IOException {
+        try {
+            return channel.tryLock();
+        } catch (OverlappingFileLockException e) {
+            return null;
+        }
+    }
+
+    private List<PointResult> runLocked() throws IOException, InterruptedException {
+        if (!resume && !ResultStore.load(out).isEmpty()) {
+            throw new IllegalStateException(out + " already holds results; add --resume to continue that run, "
+                    + "or choose another --out");
+        }
+        Instant firstStarted = resume ? checkSameConfiguration() : null;
+        if (resume && finishedWithEveryPointMeasured()) {
+            nothingToResume = true; // read only: ResultStore.open would rewrite results.csv
+            List<PointResult> rows = ResultStore.load(out);
+            return points(config).stream()
+                    .flatMap(p -> rows.stream().filter(r -> r.key().equals(p.key())).limit(1)).toList();
+        }
+        Files.writeString(out.resolve(ResultsDirectory.CONFIG_FILE), config.effective().toPrettyString() + "\n");
+        MachineStalls stalls = executor.probeStalls();
+        if (stalls != null) {
+            listener.notice("machine stalls: " + stalls.describe()
+                    + " (acquire waits shorter than that may be the machine's, not the lock's)");
+        }
+        MachineInfo.collect(stalls).writeTo(out);
+        ResultStore store = ResultStore.open(out);
+        List<Point> points = points(config);
+        List<Point> todo = new ArrayList<>();
+        for (Point p : points) {
+            boolean done = store.find(p.key())
+                    .filter(r -> r.ok() && r.fingerprint().equals(p.bench().fingerprint()))
+                    .isPresent();
+            if (!done) {
+                todo.add(p);
+            }
+        }
+        Instant started = firstStarted != null ? firstStarted : Instant.now();
+        writeRunFile(started, null, points.size());
+        listener.runStarted(out, points.size(), points.size() - todo.size());
+
+        Map<String, Long> remainingPerBench = new LinkedHashMap<>();
+        todo.forEach(p -> remainingPerBench.merge(p.bench().id(), 1L, Long::sum));
+        long startNanos = System.nanoTime();
+        double measuredSeconds = 0;
+        int ordinal = points.size() - todo.size();
+        for (Point point : todo) {
+            if (stopped()) {
+                break;
+            }
+            ordinal++;
+            int finished = ordinal - 1 - (points.size() - todo.size());
+            Duration elapsed = Duration.ofNanos(System.nanoTime() - startNanos);
+            Duration eta = finished == 0 ? null
+                    : Duration.ofMillis((long) (measuredSeconds / finished * (todo.size() - finished) * 1000));
+            listener.pointStarted(point, ordinal, points.size(), elapsed, eta);
+            PointResult row = measure(point);
+            if (stopped() || !row.ok() && stopRequested.await(stopGrace.toMillis(), TimeUnit.MILLISECONDS)) {
+                break; // cut short by the stop: --resume measures it
+            }
+            measuredSeconds += row.seconds();
+            store.add(row);
+            listener.pointFinished(row, ordinal, points.size());
+            boolean benchDone = remainingPerBench.merge(point.bench().id(), -1L, Long::sum) == 0;
+            if (benchDone && point != todo.getLast()) {
+                renderReport();
+            }
+        }
+        if (stopped()) {
+            return doneRows(points, store); // abandon() reports and cleans up
+        }
+        writeRunFile(started, Instant.now(), points.size());
+        deleteRecursively(out.resolve("work")); // each point removed its own; what is left is the class caches
+        renderReport();
+        return doneRows(points, store);
+    }
+
+    /** Whether {@code run.json} says the run finished and every point has an {@code ok} row of its bench. */
+    private boolean finishedWithEveryPointMeasured() throws IOException {
+        Path run = out.resolve(ResultsDirectory.RUN_FILE);
+        if (!Files.exists(run) || !JSON.readTree(run.toFile()).hasNonNull("finished")) {
+            return false;
+        }
+        Map<String, PointResult> rows = new LinkedHashMap<>();
+        ResultStore.load(out).forEach(r -> rows.put(r.key(), r));
+        for (Point p : points(config)) {
+            PointResult r = rows.get(p.key());
+            if (r == null || !r.ok() || !r.fingerprint().equals(p.bench().fingerprint())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static List<PointResult> doneRows(List<Point> points, ResultStore store) {
+        List<PointResult> rows = new ArrayList<>();
+        for (Point p : points) {
+            store.find(p.key()).ifPresent(rows::add);
+        }
+        return rows;
+    }
+
+    private PointResult measure(Point point) throws IOException, InterruptedException {
+        Path work = out.resolve("work").resolve(point.fileStem());
+        Path log = out.resolve("logs").resolve(point.fileStem() + ".log");
+        deleteRecursively(work);
+        Files.createDirectories(work);
+        Files.createDirectories(log.getParent());
+        Instant started = Instant.now();
+        long t0 = System.nanoTime();
+        PointResult row;
+        try {
+            PointExecutor.Measurement m = executor.measure(point, work, log);
+            row = PointResult.measured(point, m.forkRoundTimesMs(), m.forkReports(), started, seconds(t0));
+        } catch (PointExecutor.PointFailedException e) {
+            List<ForkReport> reports = ForkReport.readAll(work);
+            String reason = reports.stream().map(ForkReport::error).filter(s -> s != null).findFirst().orElse(e.getMessage());
+            row = PointResult.failed(point, reason + (Files.exists(log) ? " (log: " + log + ")" : ""), started, seconds(t0));
+        }
+        deleteRecursively(work);
+        return row;
+    }
+
+    private void renderReport() {
+        try {
+            Report.write(out);
+        } catch (IOException | RuntimeException e) {
+            listener.notice("could not draw the report: " + e);
+        }
+    }
+
+    /**
+     * A run continues only with the configuration it started with: results of two configurations
+     * never share a directory (their rows, plots and report would mix). The descriptions may differ.
+     *
+     * @return when the run first started, from its {@code run.json}, or null if it has none
+     * @throws IllegalStateException naming both configurations and the first difference
+     */
+    private Instant checkSameConfiguration() throws IOException {
+        Path stored = out.resolve(ResultsDirectory.CONFIG_FILE);
+        JsonNode before = null;
+        if (Files.exists(stored)) {
+            try {
+                before = JSON.readTree(stored.toFile());
+            } catch (IOException e) {
+                throw new IllegalStateException(stored + " is not readable JSON (" + e.getMessage().lines().findFirst().orElse("")
+                        + "); start a new run with another --out");
+            }
+        }
+        String startedFrom = null;
+        Instant started = null;
+        Path run = out.resolve(ResultsDirectory.RUN_FILE);
+        if (Files.exists(run)) {
+            JsonNode r = JSON.readTree(run.toFile());
+            startedFrom = r.path("config").asText(null);
+            started = r.hasNonNull("started") ? Instant.parse(r.get("started").asText()) : null;
+        }
+        if (before != null) {
+            // Through text, as config.json went: a number read back is an int where it was written as a long.
+            String difference = firstDifference(before, JSON.readTree(config.effective().toString()));
+            if (difference != null) {
+                throw new IllegalStateException("cannot resume " + out + " with " + config.source() + ": that run was started with "
+                        + (startedFrom == null ? "another configuration" : startedFrom) + " and " + difference + ". Resume it with"
+                        + " the configuration it started with (--resume --out " + out + ", without --config), or start a new run"
+                        + " (leave out --resume, or choose another --out).");
+            }
+        }
+        return started;
+    }
+
+    /** The first difference between two effective configurations, in words, or null if they are the same. */
+    static String firstDifference(JsonNode before, JsonNode now) {
+        Map<String, JsonNode> old = new LinkedHashMap<>();
+        before.path("benches").forEach(b -> old.put(b.path("id").asText(), b));
+        List<String> ids = new ArrayList<>();
+        for (JsonNode b : now.path("benches")) {
+            String id = b.path("id").asText();
+            ids.add(id);
+            JsonNode was = old.get(id);
+            if (was == null) {
+                return "has no bench '" + id + "'";
+            }
+            if (!was.equals(b)) {
+                for (Map.Entry<String, JsonNode> f : b.path("payload").properties()) {
+                    JsonNode previous = was.path("payload").get(f.getKey());
+                    if (!f.getValue().equals(previous)) {
+                        return "its bench '" + id + "' had " + f.getKey() + " " + previous + ", not " + f.getValue();
+                    }
+                }
+                return "its bench '" + id + "' differs";
+            }
+        }
+        for (String id : old.keySet()) {
+            if (!ids.contains(id)) {
+                return "it has a bench '" + id + "' that this configuration lacks";
+            }
+        }
+        return null;
+    }
+
+    private void writeRunFile(Instant started, Instant finished, int points) throws IOException {
+        Map<String, Object> run = new LinkedHashMap<>();
+        run.put("config", config.source());
+        run.put("started", started.truncatedTo(ChronoUnit.SECONDS).toString());
+        run.put("finished", finished == null ? null : finished.truncatedTo(ChronoUnit.SECONDS).toString());
+        run.put("points", points);
+        JSON.writeValue(out.resolve(ResultsDirectory.RUN_FILE).toFile(), run);
+    }
+
+    private static double seconds(long t0) {
+        return (System.nanoTime() - t0) / 1e9;
+    }
+
+    static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package io.numaloom.bench.config;
+
+import io.numaloom.bench.run.BenchRunner;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.DynamicTest;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Every configuration shipped in the repository's configs/ folder is valid, and so is its --quick form. */
+class ShippedConfigsTest {
+    /** Surefire runs in the module directory; configs/ is beside it. */
+    static final Path CONFIGS = Path.of("..", "configs");
+
+    static List<Path> shipped() throws IOException {
+        try (Stream<Path> files = Files.list(CONFIGS)) {
+            return files.filter(f -> f.toString().endsWith(".json")).sorted().toList();
+        }
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyShippedConfigIsValid() throws IOException {
+        List<Path> files = shipped();
+        assertTrue(files.size() >= 8, "configs/ has the seeds' configurations: " + files);
+        return files.stream().map(f -> DynamicTest.dynamicTest(f.getFileName().toString(), () -> {
+            BenchConfig config = ConfigReader.read(f);
+            assertFalse(config.activeBenches().isEmpty());
+            assertFalse(config.description().isBlank(), f + " says what it reproduces");
+            BenchConfig quick = config.quick();
+            assertEquals(BenchRunner.points(config).size(), BenchRunner.points(quick).size());
+        }));
+    }
+
+    /**
+     * The default run leads with short critical sections (issue: VnaLock must beat ReentrantLock
+     * where real code spends its locking time) on platform and virtual threads, with the JDK's locks
+     * and the best baseline beside VnaLock and unfair ReentrantLock as the summary's reference; then
+     * a short version of the application-shaped run (issue 28) on virtual threads, with synchronized.
+     */
+    @Test
+    void theBuiltInDefaultIsTheShippedDefaultAndComparesVnaWithTheJdkLocks() throws Exception {
+        assertEquals(Files.readString(CONFIGS.resolve("default.json")), BenchConfig.builtInDefaultText());
+        BenchConfig config = BenchConfig.builtInDefault();
+        List<String> ids = config.activeBenches().stream().map(BenchDefinition::id).toList();
+        assertEquals(List.of("short-cs-platform", "short-cs-virtual", "randbash-platform", "randbash-virtual",
+                "queue-virtual", "cache-virtual", "server-load-75", "high-contention", "low-contention"), ids);
+        for (BenchDefinition b : config.activeBenches()) {
+            assertTrue(b.locks().containsAll(List.of("VNA", "UNFAIR_REENTRANT")), b.id() + ": " + b.locks());
+            if (b.id().startsWith("short-cs") || b.id().startsWith("randbash")) {
+                assertTrue(b.locks().containsAll(List.of("SYNCHRONIZED", "SHFL")), b.id() + ": " + b.locks());
+                assertEquals(List.of(1, 2, 8, 32), b.threads());
+                assertEquals(b.id().endsWith("platform") ? "platform" : "virtual", b.threadType());
+            }
+            if (List.of("queue", "cache", "server").contains(b.kind().jsonName())) {
+                assertTrue(b.locks().contains("SYNCHRONIZED"), b.id() + ": " + b.locks());
+                assertEquals("virtual", b.threadType());
+            }
+        }
+        BenchDefinition shortCs = config.activeBenches().getFirst();
+        assertEquals(100, shortCs.settings().values().path("inCpuTokens").asInt());
+        assertEquals(0, shortCs.settings().values().path("beforeCpuTokens").asInt());
+        assertFalse(shortCs.settings().values().path("yieldInCrit").asBoolean(true));
+    }
+
+    /**
+     * The application-shaped run (issue 28): queue and cache on both thread types, the server closed loop and at four
+     * load levels, each with VnaLock, the JDK's locks and the best baseline, and enough forks for an interval.
+     */
+    @Test
+    void realWorldRunsQueueCacheAndServerWithTheJdkLocksAndTheBestBaseline() throws Exception {
+        BenchConfig config = ConfigReader.read(CONFIGS.resolve("real-world.json"));
+        List<BenchDefinition> benches = config.activeBenches();
+        for (BenchDefinition b : benches) {
+            assertEquals(List.of("VNA", "UNFAIR_REENTRANT", "FAIR_REENTRANT", "SYNCHRONIZED", "NUMA_MCS"), b.locks(), b.id());
+            assertTrue(b.forks() >= 3, b.id() + ": a verdict needs the forks' interval");
+        }
+        for (String workload : List.of("queue", "cache")) {
+            assertEquals(List.of("platform", "virtual"), benches.stream().filter(b -> b.kind().jsonName().equals(workload))
+                    .map(BenchDefinition::threadType).sorted().toList(), workload);
+        }
+        assertEquals(List.of(0, 25, 50, 75, 90), benches.stream().filter(b -> b.kind().jsonName().equals("server"))
+                .map(b -> b.settings().values().path("loadPercent").asInt()).toList());
+        assertTrue(config.description().matches("(?s).*[0-9]+ minutes.*"), "says how long it takes: " + config.description());
+    }
+}

@@ -1,0 +1,57 @@
+package io.numaloom.bench.result;
+
+import io.numaloom.bench.Point;
+import io.numaloom.bench.run.BenchRunner;
+import io.numaloom.bench.run.ResumeTest;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** How a point's row is computed from what its forks brought back. */
+class PointResultTest {
+
+    private static final Instant STARTED = Instant.parse("2026-11-23T12:00:00Z");
+
+    /** A point whose second JVM ran in a slower mode: the rounds agree within each JVM, the JVMs do not. */
+    @Test
+    void theThroughputIntervalCountsForksNotRounds() throws Exception {
+        Point point = BenchRunner.points(ResumeTest.config()).getFirst();
+        List<List<Double>> times = List.of(List.of(10.0, 10.1, 9.9), List.of(16.0, 16.2, 15.8), List.of(10.0, 9.9, 10.1));
+        PointResult row = PointResult.measured(point, times, List.of(report(), report(), report()), STARTED, 1);
+
+        List<double[]> throughputs = times.stream()
+                .map(f -> f.stream().mapToDouble(t -> 1000 / t).toArray()).toList();
+        Stats.Summary expected = Stats.summarizeForks(throughputs);
+        assertEquals(9, row.rounds());
+        assertEquals(expected.mean(), row.opsPerMs(), 1e-9);
+        assertEquals(expected.ciLow(), row.opsPerMsCiLow(), 1e-9);
+        assertEquals(expected.ciHigh(), row.opsPerMsCiHigh(), 1e-9);
+        double roundsHalfWidth = Stats.summarize(throughputs.stream().flatMapToDouble(java.util.Arrays::stream).toArray())
+                .halfWidth();
+        assertTrue(row.opsPerMsCiHigh() - row.opsPerMs() > 1.5 * roundsHalfWidth,
+                "over the rounds the interval would be +-" + roundsHalfWidth + ", over the forks it is "
+                        + row.opsPerMsCiLow() + ".." + row.opsPerMsCiHigh());
+        Stats.Summary time = Stats.summarizeForks(times.stream()
+                .map(f -> f.stream().mapToDouble(Double::doubleValue).toArray()).toList());
+        assertEquals(time.ciLow(), row.timeMsCiLow(), 1e-9);
+        assertEquals(time.ciHigh(), row.timeMsCiHigh(), 1e-9);
+    }
+
+    @Test
+    void withOneForkTheIntervalIsOverItsRounds() throws Exception {
+        Point point = BenchRunner.points(ResumeTest.config()).getFirst();
+        PointResult row = PointResult.measured(point, List.of(List.of(10.0, 11.0, 12.0)), List.of(report()), STARTED, 1);
+        Stats.Summary expected = Stats.summarize(new double[] {1000 / 10.0, 1000 / 11.0, 1000 / 12.0});
+        assertEquals(expected.ciLow(), row.opsPerMsCiLow(), 1e-9);
+        assertEquals(expected.ciHigh(), row.opsPerMsCiHigh(), 1e-9);
+    }
+
+    private static ForkReport report() {
+        return new ForkReport(1, 1000, List.of(1.0), List.of(1.0), null, 0, 0, "p", "c", "2 cpus, 1 nodes; test", null,
+                null, null, null);
+    }
+}
