@@ -103,6 +103,11 @@ public final class NumaScheduler implements AutoCloseable {
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
+    /** The default of {@link Builder#idleSpin(Duration)}: 50 µs. */
+    static final long DEFAULT_IDLE_SPIN_NANOS = 50_000;
+    /** The longest idle spin {@link Builder#idleSpin(Duration)} accepts: 1 ms. */
+    static final long MAX_IDLE_SPIN_NANOS = 1_000_000;
+
     private final String name;
     private final NodeExecutor[] nodes;
     private final ThreadFactory[] nodeFactories;
@@ -122,6 +127,8 @@ public final class NumaScheduler implements AutoCloseable {
     private final Set<Carrier> liveSpares = ConcurrentHashMap.newKeySet();
     private final LongAdder sparesStarted = new LongAdder();
     private final AtomicInteger spareSequence = new AtomicInteger();
+    /** How long a carrier that found its queue empty polls it (spinning) before it parks; 0: it parks at once. */
+    final long idleSpinNanos;
 
     private NumaScheduler(Builder b) {
         Topology topology = b.topology != null ? b.topology : Topology.current();
@@ -131,6 +138,7 @@ public final class NumaScheduler implements AutoCloseable {
         long stealNanos = b.stealAfter == null ? -1 : nanos(b.stealAfter);
         boolean watched = b.stallThreshold != null;
         this.spares = b.spareCarriers;
+        this.idleSpinNanos = b.idleSpin == null ? DEFAULT_IDLE_SPIN_NANOS : b.idleSpin.toNanos();
         this.spareIdleNanos = watched ? Math.max(nanos(b.stallThreshold), 10_000_000L) : -1;
         this.nodes = new NodeExecutor[count];
         this.nodeFactories = new ThreadFactory[count];
@@ -223,8 +231,31 @@ public final class NumaScheduler implements AutoCloseable {
         private boolean spareCarriers;
         private String name;
         private Topology topology;
+        private Duration idleSpin;
 
         private Builder() {}
+
+        /**
+         * Sets how long a carrier that has found its node's queue empty keeps polling it, spinning with
+         * {@link Thread#onSpinWait()}, before it parks; 50 µs by default, at most 1 ms, zero to park at once.
+         * A carrier that is spinning is not idle, so a mount submitted meanwhile costs its submitter no unpark
+         * and the carrier no wake-up from a park (a futex wake and a context switch, several microseconds):
+         * the lock handoffs between virtual threads of one node, each of which is a park of the releaser or the
+         * heir and an {@code execute}, then cost a queue append and a poll. The price is CPU: an idle node burns
+         * its carriers' CPUs for that long after its last mount, never longer.
+         *
+         * @param spin how long to spin, from zero to 1 ms
+         * @return this builder
+         * @throws IllegalArgumentException if {@code spin} is negative or longer than 1 ms
+         */
+        public Builder idleSpin(Duration spin) {
+            Objects.requireNonNull(spin, "spin");
+            if (spin.isNegative() || spin.toNanos() > MAX_IDLE_SPIN_NANOS) {
+                throw new IllegalArgumentException("the idle spin must be from 0 to 1 ms: " + spin);
+            }
+            this.idleSpin = spin;
+            return this;
+        }
 
         /**
          * Sets the number of carriers of every node; by default, the number of CPUs of the node. More carriers than
