@@ -1,6 +1,7 @@
 package io.numaloom;
 
 import io.numaloom.topology.CurrentCpu;
+import io.numaloom.topology.HomeNode;
 import io.numaloom.topology.Topology;
 
 import java.lang.invoke.MethodHandles;
@@ -1233,10 +1234,26 @@ public class VnaLock extends ConditionLock implements Lock {
 
     private int currentQueue() {
         return switch (mode) {
-            case PER_NODE -> CurrentCpu.node();
+            case PER_NODE -> nodeQueue();
             case PER_SOCKET -> CurrentCpu.socket();
             default -> placement.currentQueue();
         };
+    }
+
+    /**
+     * The queue of a per-node lock: the calling thread's home node when a scheduler has told it through
+     * {@link HomeNode} (a thread of a NumaScheduler: it will resume there after its park, so the kernel is not
+     * asked), else the node of the CPU it runs on. Called only on the contended path of a lock with more than one
+     * queue.
+     */
+    private static int nodeQueue() {
+        int home = HomeNode.of(Thread.currentThread());
+        if (home >= 0) {
+            LockDiagnostics.placedByHomeNode();
+            return home;
+        }
+        LockDiagnostics.placedByCpu();
+        return CurrentCpu.node();
     }
 
     private static boolean mayspin(Thread me) {
