@@ -1,5 +1,6 @@
 package io.numaloom.scheduler;
 
+import io.numaloom.topology.HomeNode;
 import io.numaloom.topology.Topology;
 
 import java.time.Duration;
@@ -127,6 +128,12 @@ public final class NumaScheduler implements AutoCloseable {
     private final Set<Carrier> liveSpares = ConcurrentHashMap.newKeySet();
     private final LongAdder sparesStarted = new LongAdder();
     private final AtomicInteger spareSequence = new AtomicInteger();
+    /**
+     * Whether this scheduler's nodes are those of {@link Topology#current()}, so that its home nodes mean the same
+     * to numaloom's locks (see {@link #homeNodeForLocks()}).
+     */
+    private final boolean sameNodesAsLocks;
+
     /** How long a carrier that found its queue empty polls it (spinning) before it parks; 0: it parks at once. */
     final long idleSpinNanos;
 
@@ -165,6 +172,10 @@ public final class NumaScheduler implements AutoCloseable {
                 return factory.newThread(tracked(task));
             };
         }
+        this.sameNodesAsLocks = sameNodes(topology);
+        if (sameNodesAsLocks) {
+            HomeNode.install(LOCKS_RESOLVER); // once per JVM; false (and locks ask the CPU) if another is installed
+        }
         for (Carrier c : all) {
             c.start();
         }
@@ -186,6 +197,28 @@ public final class NumaScheduler implements AutoCloseable {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** Whether {@code topology} has the nodes of {@link Topology#current()}: as many, each with the same CPUs. */
+    private static boolean sameNodes(Topology topology) {
+        Topology current;
+        try {
+            current = Topology.current();
+        } catch (RuntimeException e) {
+            return false;
+        }
+        if (current == topology) {
+            return true;
+        }
+        if (current.nodeCount() != topology.nodeCount()) {
+            return false;
+        }
+        for (int node = 0; node < current.nodeCount(); node++) {
+            if (!Arrays.equals(current.cpusOfNode(node), topology.cpusOfNode(node))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** {@code d} in nanoseconds, at least 1, saturated at {@code Long.MAX_VALUE}. */
@@ -412,6 +445,32 @@ public final class NumaScheduler implements AutoCloseable {
      */
     public static int homeNode(Thread thread) {
         return thread != null && JdkAccess.schedulerOf(thread) instanceof NodeExecutor executor ? executor.node : -1;
+    }
+
+    /**
+     * The answer numaloom's locks get through {@link HomeNode}: the thread's home node if it is a virtual thread
+     * of a {@code NumaScheduler} whose nodes are those of {@link Topology#current()}, else -1 (then the lock asks
+     * for the current CPU, as for any other thread). One class check and two field loads; no allocation.
+     */
+    private static int homeNodeForLocks(Thread thread) {
+        return JdkAccess.schedulerOf(thread) instanceof NodeExecutor executor && executor.scheduler.sameNodesAsLocks
+                ? executor.node : -1;
+    }
+
+    private static final HomeNode.Resolver LOCKS_RESOLVER = NumaScheduler::homeNodeForLocks;
+
+    /**
+     * Whether numaloom's per-node locks ({@code new VnaLock()}, {@code new KeyedLock<>()}) queue this scheduler's
+     * threads on their home node without asking which CPU they run on: true when its nodes are those of
+     * {@link Topology#current()} (it was built without {@link Builder#topology(Topology)} or with the same nodes)
+     * and no other resolver had been installed in {@link HomeNode} before the first such scheduler was built.
+     * Then a waiter queues on its home node's queue, where it will also resume after its park, so a handoff
+     * within a node stays within it.
+     *
+     * @return whether locks see this scheduler's home nodes
+     */
+    public boolean homeNodeForLocks() {
+        return sameNodesAsLocks && HomeNode.installed() == LOCKS_RESOLVER;
     }
 
     /**
