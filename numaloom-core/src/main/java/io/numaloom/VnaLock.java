@@ -69,9 +69,13 @@ import java.util.function.IntSupplier;
  * <li><em>Memory.</em> A fresh lock is 40 bytes (ReentrantLock: 48, JOL, compressed oops).
  *     Queues, padded against false sharing, are allocated on first contention and kept.
  * <li><em>No flags needed.</em> On a machine with one NUMA node and one socket the lock makes
- *     no native call. On a multi-node machine it asks {@code sched_getcpu} through the FFM API;
- *     see {@link io.numaloom.topology.CurrentCpu} for {@code --enable-native-access} and the
- *     fallback.
+ *     no native call. On a multi-node machine a waiter asks {@code sched_getcpu} through the FFM
+ *     API which node it runs on, to pick its queue; see {@link io.numaloom.topology.CurrentCpu}
+ *     for {@code --enable-native-access} and the fallback. A thread whose scheduler has told its
+ *     home node through {@link io.numaloom.topology.HomeNode} (a virtual thread of
+ *     numaloom-scheduler's {@code NumaScheduler}) is queued on that node's queue without the
+ *     call: it will resume on that node after its park, so a handoff to it from a thread of the
+ *     same node stays on the node (the locality the VNA lock's per-node queues are for).
  * <li><em>Fail fast.</em> A malformed {@code -Dnumaloom.topology} fails the constructor with an
  *     {@link IllegalArgumentException}; {@code lock()} and {@code unlock()} throw only what the
  *     {@link Lock} contract allows.
