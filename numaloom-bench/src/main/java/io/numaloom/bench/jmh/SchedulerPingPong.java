@@ -31,9 +31,10 @@ import java.util.concurrent.locks.LockSupport;
  * default idle spin) or {@code numa-park} (a NumaScheduler whose carriers park as soon as their queue is empty,
  * {@code idleSpin(0)}); {@code sameNode} homes the two threads on one node (one carrier: every wake-up is a
  * queue append that the carrier, busy with the waker, polls next) or on nodes 0 and 1 (each wake-up is a
- * mount on the other node's carrier, which may have to be woken). The forks run with
- * {@code -Dnumaloom.topology=nodes=2} and the flag NumaScheduler needs. The default scheduler ignores
- * {@code sameNode}.
+ * mount on the other node's carrier, which may have to be woken). The default scheduler ignores
+ * {@code sameNode}. Run with {@code ./numaloom jmh SchedulerPingPong -jvmArgsAppend
+ * "--add-opens=java.base/java.lang=ALL-UNNAMED --enable-native-access=ALL-UNNAMED -Dnumaloom.topology=nodes=2"}
+ * (the launcher's own JVM options replace those of the annotation).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

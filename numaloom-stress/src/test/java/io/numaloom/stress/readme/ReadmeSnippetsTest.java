@@ -24,8 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Every {@code ```java} snippet of the README compiles, as a user would paste it, against the built
- * numaloom-core (its jar in {@code ./mvnw verify}, its classes in a build that stops at {@code test}) and
- * nothing else: a snippet's leading {@code import} lines are its imports, a snippet that declares a type
+ * numaloom-core and numaloom-scheduler (their jars in {@code ./mvnw verify}, their classes in a build that stops
+ * at {@code test}) and nothing else: a snippet's leading {@code import} lines are its imports, a snippet that declares a type
  * is a compilation unit, and any other is the body of a method (which may throw), so a snippet must
  * import, or declare, every name it uses.
  */
@@ -97,6 +97,9 @@ class ReadmeSnippetsTest {
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         assertNotNull(javac, "a JDK runs the tests");
         Path core = Path.of(URI.create(VnaLock.class.getProtectionDomain().getCodeSource().getLocation().toString()));
+        Path scheduler = Path.of(URI.create(
+                io.numaloom.scheduler.NumaScheduler.class.getProtectionDomain().getCodeSource().getLocation().toString()));
+        String classpath = core + java.io.File.pathSeparator + scheduler;
         List<String> failures = new ArrayList<>();
         for (Snippet s : snippets) {
             // One compilation per snippet: each must stand on its own.
@@ -109,7 +112,7 @@ class ReadmeSnippetsTest {
             };
             DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
             boolean ok = javac.getTask(null, null, diagnostics,
-                    List.of("-classpath", core.toString(), "-d", classes.toString(), "-proc:none"), null, List.of(source)).call();
+                    List.of("-classpath", classpath, "-d", classes.toString(), "-proc:none"), null, List.of(source)).call();
             if (!ok) {
                 StringBuilder sb = new StringBuilder("README.md snippet at line " + s.line() + ":\n");
                 for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
@@ -119,6 +122,6 @@ class ReadmeSnippetsTest {
                 failures.add(sb.toString());
             }
         }
-        assertTrue(failures.isEmpty(), "README snippets that do not compile against " + core + ":\n" + String.join("\n", failures));
+        assertTrue(failures.isEmpty(), "README snippets that do not compile against " + classpath + ":\n" + String.join("\n", failures));
     }
 }
