@@ -29,6 +29,8 @@ public final class LockDiagnostics {
     private static final LongAdder RESERVATIONS = new LongAdder();
     private static final LongAdder YIELDS = new LongAdder();
     private static final LongAdder LAPSES = new LongAdder();
+    private static final LongAdder PLACED_BY_HOME_NODE = new LongAdder();
+    private static final LongAdder PLACED_BY_CPU = new LongAdder();
 
     private LockDiagnostics() {}
 
@@ -41,6 +43,35 @@ public final class LockDiagnostics {
     public static Counts snapshot() {
         return new Counts(SLOW_PATHS.sum(), QUEUED_ACQUISITIONS.sum(), PARKS.sum(), UNPARKS.sum(), RESERVATIONS.sum(),
                 YIELDS.sum(), LAPSES.sum());
+    }
+
+    /**
+     * {@return how the waiters of per-node locks ({@code new VnaLock()}, {@code new KeyedLock<>()}) chose their
+     * queue so far; zero when counting is off}
+     */
+    public static Placements placements() {
+        return new Placements(PLACED_BY_HOME_NODE.sum(), PLACED_BY_CPU.sum());
+    }
+
+    /**
+     * How waiters of per-node locks chose their queue, on a topology of more than one node (with one node there
+     * is one queue and nothing to choose).
+     *
+     * @param byHomeNode waiters queued on their home node as told by a scheduler through
+     *                   {@link io.numaloom.topology.HomeNode}, without asking which CPU they run on
+     * @param byCpu      waiters queued on the node of the CPU they ran on ({@link io.numaloom.topology.CurrentCpu},
+     *                   {@code sched_getcpu} where available)
+     */
+    public record Placements(long byHomeNode, long byCpu) {
+
+        /**
+         * {@return the counts from {@code earlier} to this snapshot}
+         *
+         * @param earlier an earlier snapshot
+         */
+        public Placements minus(Placements earlier) {
+            return new Placements(byHomeNode - earlier.byHomeNode, byCpu - earlier.byCpu);
+        }
     }
 
     /**
@@ -116,6 +147,18 @@ public final class LockDiagnostics {
     static void yieldToHeir() {
         if (ENABLED) {
             YIELDS.increment();
+        }
+    }
+
+    static void placedByHomeNode() {
+        if (ENABLED) {
+            PLACED_BY_HOME_NODE.increment();
+        }
+    }
+
+    static void placedByCpu() {
+        if (ENABLED) {
+            PLACED_BY_CPU.increment();
         }
     }
 

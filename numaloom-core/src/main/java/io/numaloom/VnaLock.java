@@ -1,6 +1,7 @@
 package io.numaloom;
 
 import io.numaloom.topology.CurrentCpu;
+import io.numaloom.topology.HomeNode;
 import io.numaloom.topology.Topology;
 
 import java.lang.invoke.MethodHandles;
@@ -68,9 +69,13 @@ import java.util.function.IntSupplier;
  * <li><em>Memory.</em> A fresh lock is 40 bytes (ReentrantLock: 48, JOL, compressed oops).
  *     Queues, padded against false sharing, are allocated on first contention and kept.
  * <li><em>No flags needed.</em> On a machine with one NUMA node and one socket the lock makes
- *     no native call. On a multi-node machine it asks {@code sched_getcpu} through the FFM API;
- *     see {@link io.numaloom.topology.CurrentCpu} for {@code --enable-native-access} and the
- *     fallback.
+ *     no native call. On a multi-node machine a waiter asks {@code sched_getcpu} through the FFM
+ *     API which node it runs on, to pick its queue; see {@link io.numaloom.topology.CurrentCpu}
+ *     for {@code --enable-native-access} and the fallback. A thread whose scheduler has told its
+ *     home node through {@link io.numaloom.topology.HomeNode} (a virtual thread of
+ *     numaloom-scheduler's {@code NumaScheduler}) is queued on that node's queue without the
+ *     call: it will resume on that node after its park, so a handoff to it from a thread of the
+ *     same node stays on the node (the locality the VNA lock's per-node queues are for).
  * <li><em>Fail fast.</em> A malformed {@code -Dnumaloom.topology} fails the constructor with an
  *     {@link IllegalArgumentException}; {@code lock()} and {@code unlock()} throw only what the
  *     {@link Lock} contract allows.
@@ -1233,10 +1238,26 @@ public class VnaLock extends ConditionLock implements Lock {
 
     private int currentQueue() {
         return switch (mode) {
-            case PER_NODE -> CurrentCpu.node();
+            case PER_NODE -> nodeQueue();
             case PER_SOCKET -> CurrentCpu.socket();
             default -> placement.currentQueue();
         };
+    }
+
+    /**
+     * The queue of a per-node lock: the calling thread's home node when a scheduler has told it through
+     * {@link HomeNode} (a thread of a NumaScheduler: it will resume there after its park, so the kernel is not
+     * asked), else the node of the CPU it runs on. Called only on the contended path of a lock with more than one
+     * queue.
+     */
+    private static int nodeQueue() {
+        int home = HomeNode.of(Thread.currentThread());
+        if (home >= 0) {
+            LockDiagnostics.placedByHomeNode();
+            return home;
+        }
+        LockDiagnostics.placedByCpu();
+        return CurrentCpu.node();
     }
 
     private static boolean mayspin(Thread me) {

@@ -9,7 +9,9 @@ import java.util.concurrent.locks.LockSupport;
  * A carrier: a daemon platform thread that pins itself to its node's CPUs and then runs the node's mount tasks, one
  * at a time, in FIFO order, until the node is terminated and its queue is empty.
  *
- * <p>Idle protocol: a carrier that finds nothing to run sets {@code idle}, re-checks the queue and parks;
+ * <p>Idle protocol: a carrier that finds nothing to run first polls the queue for the scheduler's idle spin
+ * ({@link NumaScheduler.Builder#idleSpin(java.time.Duration)}, 50 µs by default), not idle meanwhile, so that a
+ * mount submitted soon after costs no park and no unpark; then it sets {@code idle}, re-checks the queue and parks;
  * {@link NodeExecutor#execute} appends a task and then claims an idle carrier by a CAS of {@code idle} from true to
  * false before unparking it. Both sides write before they read (volatile and CAS), so a task appended while the
  * carrier goes idle is seen by the carrier's re-check or its claim is seen by the submitter: no lost wake-up. A
@@ -122,6 +124,11 @@ final class Carrier extends Thread {
                 runTask(task);
                 continue;
             }
+            if (!home.terminated && (task = spinPoll()) != null) {
+                idleSince = 0;
+                runTask(task);
+                continue;
+            }
             if (home.terminated) {
                 task = home.queue.poll();
                 if (task == null) {
@@ -154,6 +161,30 @@ final class Carrier extends Thread {
                 LockSupport.park(this);
             }
             IDLE.setVolatile(this, false);
+        }
+    }
+
+    /**
+     * Polls the node's queue for up to the scheduler's idle spin, with {@link Thread#onSpinWait()} between polls,
+     * and returns the first mount found, or null once the spin is over or the node is terminated. The carrier is
+     * not idle meanwhile, so a submitter does not unpark it: the mount is picked up here, without a park and the
+     * wake-up that ends it. Bounded: after the spin the caller goes the idle way and parks.
+     */
+    private Runnable spinPoll() {
+        long spin = home.scheduler.idleSpinNanos;
+        if (spin <= 0) {
+            return null;
+        }
+        long start = System.nanoTime();
+        for (int i = 1; ; i++) {
+            Thread.onSpinWait();
+            Runnable task = home.queue.poll();
+            if (task != null) {
+                return task;
+            }
+            if ((i & 15) == 0 && (home.terminated || System.nanoTime() - start >= spin)) {
+                return null;
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 package io.numaloom.scheduler;
 
+import io.numaloom.topology.HomeNode;
 import io.numaloom.topology.Topology;
 
 import java.time.Duration;
@@ -41,6 +42,21 @@ import java.util.concurrent.locks.LockSupport;
  * non-public {@code java.lang.ThreadBuilders$VirtualThreadBuilder(Executor)}, with its node's pool as its
  * scheduler; the JDK then hands each of its mounts to that pool's {@code execute}, which appends to the queue and
  * wakes an idle carrier of the node. So the node a thread runs on is decided by the thread, not by who woke it.
+ * A carrier that finds its queue empty polls it for {@link Builder#idleSpin(Duration) idleSpin} (50 µs by default)
+ * before it parks: a mount that arrives meanwhile costs neither an unpark nor a wake-up from a park, which on a
+ * virtual machine can take tens of microseconds (JMH {@code SchedulerPingPong} in numaloom-bench: a park/unpark
+ * round trip of two virtual threads on two nodes took about 95 µs with carriers that park at once, about 3 µs with
+ * the spin; 2 cores shared with other work).
+ *
+ * <h2>Cooperation with numaloom's locks</h2>
+ * A scheduler whose nodes are those of {@link Topology#current()} installs (once per JVM) a
+ * {@link HomeNode.Resolver} in numaloom-core: a per-node {@code VnaLock} or {@code KeyedLock} then queues a waiting
+ * thread of any {@code NumaScheduler} on its home node's queue, read from the thread's scheduler (a field load, no
+ * {@code sched_getcpu}, no thread-local), and since the thread resumes on that node after its park, a handoff
+ * within a node really stays within it: the locality the per-node queues of the VNA lock (Kovalev, Koval et al.,
+ * "NUMA-aware lock for Java Lightweight Threads") are for, which the JDK's scheduler cannot keep because a thread
+ * may resume anywhere. {@link #homeNodeForLocks()} tells whether it applies. numaloom-core does not depend on this
+ * module and needs no flag; without a scheduler, or for other threads, locks ask for the current CPU as before.
  *
  * <h2>What it promises</h2>
  * <ul>
@@ -103,6 +119,11 @@ public final class NumaScheduler implements AutoCloseable {
 
     private static final AtomicInteger SEQUENCE = new AtomicInteger();
 
+    /** The default of {@link Builder#idleSpin(Duration)}: 50 µs. */
+    static final long DEFAULT_IDLE_SPIN_NANOS = 50_000;
+    /** The longest idle spin {@link Builder#idleSpin(Duration)} accepts: 1 ms. */
+    static final long MAX_IDLE_SPIN_NANOS = 1_000_000;
+
     private final String name;
     private final NodeExecutor[] nodes;
     private final ThreadFactory[] nodeFactories;
@@ -122,6 +143,14 @@ public final class NumaScheduler implements AutoCloseable {
     private final Set<Carrier> liveSpares = ConcurrentHashMap.newKeySet();
     private final LongAdder sparesStarted = new LongAdder();
     private final AtomicInteger spareSequence = new AtomicInteger();
+    /**
+     * Whether this scheduler's nodes are those of {@link Topology#current()}, so that its home nodes mean the same
+     * to numaloom's locks (see {@link #homeNodeForLocks()}).
+     */
+    private final boolean sameNodesAsLocks;
+
+    /** How long a carrier that found its queue empty polls it (spinning) before it parks; 0: it parks at once. */
+    final long idleSpinNanos;
 
     private NumaScheduler(Builder b) {
         Topology topology = b.topology != null ? b.topology : Topology.current();
@@ -131,6 +160,7 @@ public final class NumaScheduler implements AutoCloseable {
         long stealNanos = b.stealAfter == null ? -1 : nanos(b.stealAfter);
         boolean watched = b.stallThreshold != null;
         this.spares = b.spareCarriers;
+        this.idleSpinNanos = b.idleSpin == null ? DEFAULT_IDLE_SPIN_NANOS : b.idleSpin.toNanos();
         this.spareIdleNanos = watched ? Math.max(nanos(b.stallThreshold), 10_000_000L) : -1;
         this.nodes = new NodeExecutor[count];
         this.nodeFactories = new ThreadFactory[count];
@@ -157,6 +187,10 @@ public final class NumaScheduler implements AutoCloseable {
                 return factory.newThread(tracked(task));
             };
         }
+        this.sameNodesAsLocks = sameNodes(topology);
+        if (sameNodesAsLocks) {
+            HomeNode.install(LOCKS_RESOLVER); // once per JVM; false (and locks ask the CPU) if another is installed
+        }
         for (Carrier c : all) {
             c.start();
         }
@@ -178,6 +212,28 @@ public final class NumaScheduler implements AutoCloseable {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** Whether {@code topology} has the nodes of {@link Topology#current()}: as many, each with the same CPUs. */
+    private static boolean sameNodes(Topology topology) {
+        Topology current;
+        try {
+            current = Topology.current();
+        } catch (RuntimeException e) {
+            return false;
+        }
+        if (current == topology) {
+            return true;
+        }
+        if (current.nodeCount() != topology.nodeCount()) {
+            return false;
+        }
+        for (int node = 0; node < current.nodeCount(); node++) {
+            if (!Arrays.equals(current.cpusOfNode(node), topology.cpusOfNode(node))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** {@code d} in nanoseconds, at least 1, saturated at {@code Long.MAX_VALUE}. */
@@ -223,8 +279,31 @@ public final class NumaScheduler implements AutoCloseable {
         private boolean spareCarriers;
         private String name;
         private Topology topology;
+        private Duration idleSpin;
 
         private Builder() {}
+
+        /**
+         * Sets how long a carrier that has found its node's queue empty keeps polling it, spinning with
+         * {@link Thread#onSpinWait()}, before it parks; 50 µs by default, at most 1 ms, zero to park at once.
+         * A carrier that is spinning is not idle, so a mount submitted meanwhile costs its submitter no unpark
+         * and the carrier no wake-up from a park (a futex wake and a context switch, several microseconds):
+         * the lock handoffs between virtual threads of one node, each of which is a park of the releaser or the
+         * heir and an {@code execute}, then cost a queue append and a poll. The price is CPU: an idle node burns
+         * its carriers' CPUs for that long after its last mount, never longer.
+         *
+         * @param spin how long to spin, from zero to 1 ms
+         * @return this builder
+         * @throws IllegalArgumentException if {@code spin} is negative or longer than 1 ms
+         */
+        public Builder idleSpin(Duration spin) {
+            Objects.requireNonNull(spin, "spin");
+            if (spin.isNegative() || spin.toNanos() > MAX_IDLE_SPIN_NANOS) {
+                throw new IllegalArgumentException("the idle spin must be from 0 to 1 ms: " + spin);
+            }
+            this.idleSpin = spin;
+            return this;
+        }
 
         /**
          * Sets the number of carriers of every node; by default, the number of CPUs of the node. More carriers than
@@ -381,6 +460,32 @@ public final class NumaScheduler implements AutoCloseable {
      */
     public static int homeNode(Thread thread) {
         return thread != null && JdkAccess.schedulerOf(thread) instanceof NodeExecutor executor ? executor.node : -1;
+    }
+
+    /**
+     * The answer numaloom's locks get through {@link HomeNode}: the thread's home node if it is a virtual thread
+     * of a {@code NumaScheduler} whose nodes are those of {@link Topology#current()}, else -1 (then the lock asks
+     * for the current CPU, as for any other thread). One class check and two field loads; no allocation.
+     */
+    private static int homeNodeForLocks(Thread thread) {
+        return JdkAccess.schedulerOf(thread) instanceof NodeExecutor executor && executor.scheduler.sameNodesAsLocks
+                ? executor.node : -1;
+    }
+
+    private static final HomeNode.Resolver LOCKS_RESOLVER = NumaScheduler::homeNodeForLocks;
+
+    /**
+     * Whether numaloom's per-node locks ({@code new VnaLock()}, {@code new KeyedLock<>()}) queue this scheduler's
+     * threads on their home node without asking which CPU they run on: true when its nodes are those of
+     * {@link Topology#current()} (it was built without {@link Builder#topology(Topology)} or with the same nodes)
+     * and no other resolver had been installed in {@link HomeNode} before the first such scheduler was built.
+     * Then a waiter queues on its home node's queue, where it will also resume after its park, so a handoff
+     * within a node stays within it.
+     *
+     * @return whether locks see this scheduler's home nodes
+     */
+    public boolean homeNodeForLocks() {
+        return sameNodesAsLocks && HomeNode.installed() == LOCKS_RESOLVER;
     }
 
     /**

@@ -43,4 +43,21 @@ class NativeAccessDeniedTest {
             steps.joinAll();
         }
     }
+
+    /**
+     * Without native access the locks cannot ask {@code sched_getcpu}; a thread of a NumaScheduler is queued on its
+     * home node's queue all the same, told by the scheduler (see {@link LockHomeNodeTest}).
+     */
+    @Test
+    void locksStillQueueOnTheHomeNode(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        assertEquals(io.numaloom.topology.CurrentCpu.Source.THREAD_SPREAD, io.numaloom.topology.CurrentCpu.source());
+        try (NumaScheduler scheduler = NumaScheduler.create()) {
+            assertTrue(scheduler.homeNodeForLocks());
+            for (boolean keyed : new boolean[] {false, true}) {
+                LockHomeNodeTest.Outcome o = LockHomeNodeTest.waitOnce(dir, scheduler.threadFactory(1), keyed);
+                assertEquals(1, o.waiterQueue());
+                assertEquals(new io.numaloom.LockDiagnostics.Placements(1, 0), o.placements());
+            }
+        }
+    }
 }

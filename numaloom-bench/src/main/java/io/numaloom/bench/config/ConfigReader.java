@@ -73,10 +73,11 @@ public final class ConfigReader {
             Field.intField("carriers", 1, null, "carrier threads of the virtual-thread scheduler; defaults to the CPU count"),
             Field.boolField("pinCarriers", false, "pin carriers (or platform threads) to CPUs, node by node (FFM sched_setaffinity; the scheduler of "
                     + "pinned carriers needs --add-opens java.base/java.lang=ALL-UNNAMED, which the bench passes)"),
-            Field.choiceField("scheduler", "default", List.of("default", "numa"), "the scheduler of the measured virtual threads: the "
+            Field.choiceField("scheduler", "default", List.of("default", "numa", "numa-park"), "the scheduler of the measured virtual threads: the "
                     + "JDK's (\"default\", pinned or not by pinCarriers), or \"numa\": a NumaScheduler of numaloom-scheduler with one pinned "
                     + "carrier pool per node of the JVM's topology (carriers/nodes carriers per node, at least one), worker i homed on node "
-                    + "i % nodes, every mount on its home node"),
+                    + "i % nodes, every mount on its home node; \"numa-park\": the same with idleSpin(0), carriers that park as soon as "
+                    + "their queue is empty (NumaScheduler's behaviour before its idle spin, for comparison)"),
             Field.longField("remotePenaltyNs", 0, 0L, "NUMA cost model: spin this long when the previous holder ran on another node"),
             Field.longField("migrationPenaltyNs", 0, 0L, "NUMA cost model: spin this long each time a measured thread is seen on "
                     + "another node than the last time it was looked at (before each acquisition and inside each critical section), "
@@ -429,7 +430,7 @@ public final class ConfigReader {
                 }
             }
         }
-        if ("numa".equals(values.get("scheduler")) && "platform".equals(values.get("threadType"))) {
+        if (String.valueOf(values.get("scheduler")).startsWith("numa") && "platform".equals(values.get("threadType"))) {
             problem(source.path("scheduler"), "\"numa\" schedules virtual threads; threadType is \"platform\"");
         }
         String topology = (String) values.get("topology");

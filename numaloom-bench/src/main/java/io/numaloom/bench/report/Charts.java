@@ -218,7 +218,7 @@ public final class Charts {
     private static String threadsLabel(BenchDefinition bench) {
         return "virtual".equals(bench.threadType())
                 ? "virtual, " + bench.carriers() + " carrier" + (bench.carriers() == 1 ? "" : "s")
-                        + ("numa".equals(bench.scheduler()) ? ", NumaScheduler" : bench.pinCarriers() ? ", pinned" : "")
+                        + (bench.scheduler().startsWith("numa") ? ("numa-park".equals(bench.scheduler()) ? ", NumaScheduler, no idle spin" : ", NumaScheduler") : bench.pinCarriers() ? ", pinned" : "")
                 : "platform" + (bench.pinCarriers() ? ", pinned" : "");
     }
 

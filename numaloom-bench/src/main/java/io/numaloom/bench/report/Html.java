@@ -142,7 +142,7 @@ final class Html {
             first = false;
         }
         h.append(". Threads: ").append(esc(b.threadType())).append(", ").append(b.carriers()).append(" carriers")
-                .append("numa".equals(b.scheduler()) ? ", NumaScheduler (pinned carrier pools per node)" : b.pinCarriers() ? ", pinned" : "")
+                .append(b.scheduler().startsWith("numa") ? ", NumaScheduler (pinned carrier pools per node" + ("numa-park".equals(b.scheduler()) ? ", no idle spin)" : ")") : b.pinCarriers() ? ", pinned" : "")
                 .append(". Remote handoff penalty: ").append(b.remotePenaltyNs())
                 .append(" ns, migration penalty: ").append(b.migrationPenaltyNs()).append(" ns").append(b.topology().isEmpty() ? "" : ", topology " + esc(b.topology()))
                 .append(". JMH: ").append(b.forks()).append(" fork(s) × (").append(b.warmupIterations()).append(" warm-up + ")

@@ -86,13 +86,14 @@ public final class ThreadPlacement implements AutoCloseable {
      * @throws UnsupportedOperationException for {@code "numa"} without {@code --add-opens java.base/java.lang}
      */
     public static ThreadPlacement create(String threadType, int carriers, boolean pin, String scheduler) {
-        if ("numa".equals(scheduler)) {
+        if ("numa".equals(scheduler) || "numa-park".equals(scheduler)) {
             if ("platform".equals(threadType)) {
                 throw new IllegalArgumentException("the numa scheduler schedules virtual threads, not platform threads");
             }
             int nodes = Topology.current().nodeCount();
-            NumaScheduler numa = NumaScheduler.builder().carriersPerNode(Math.max(1, carriers / nodes)).name("bench").build();
-            return new ThreadPlacement(true, null, null, numa, null, "virtual threads on a NumaScheduler, worker i homed on node i % "
+            NumaScheduler numa = NumaScheduler.builder().carriersPerNode(Math.max(1, carriers / nodes)).name("bench")
+                    .idleSpin("numa-park".equals(scheduler) ? java.time.Duration.ZERO : java.time.Duration.ofNanos(50_000)).build();
+            return new ThreadPlacement(true, null, null, numa, null, "virtual threads on a NumaScheduler" + ("numa-park".equals(scheduler) ? " (no idle spin)" : "") + ", worker i homed on node i % "
                     + nodes + ": " + numa.placement(), new ConcurrentLinkedQueue<>());
         }
         boolean virtual = !"platform".equals(threadType);

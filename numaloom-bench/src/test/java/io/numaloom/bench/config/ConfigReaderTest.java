@@ -126,7 +126,7 @@ class ConfigReaderTest {
             "jvmArgs": ["-Xmx1g", 3],   | benches[0].payload.jvmArgs[1]: must be a string, got 3
             "actionsCount": 3,          | benches[0].payload.actionsCount: must be >= the largest thread count (8) so that every thread has work, got 3
             "topology": "nodes=9",      | benches[0].payload.topology: numaloom.topology="nodes=9" is invalid
-            "scheduler": "fifo",        | benches[0].payload.scheduler: must be one of "default", "numa", got "fifo"
+            "scheduler": "fifo",        | benches[0].payload.scheduler: must be one of "default", "numa", "numa-park", got "fifo"
             "scheduler": "numa", "threadType": "platform", | benches[0].payload.scheduler: "numa" schedules virtual threads; threadType is "platform"
             """)
     void badPayloadValuesNameTheirPath(String fragment, String expected) {
