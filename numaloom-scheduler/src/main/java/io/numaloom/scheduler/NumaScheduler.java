@@ -156,7 +156,8 @@ public final class NumaScheduler implements AutoCloseable {
         Topology topology = b.topology != null ? b.topology : Topology.current();
         this.name = b.name != null ? b.name : "numa-scheduler-" + SEQUENCE.incrementAndGet();
         int count = topology.nodeCount();
-        int[] allowed = CarrierAffinity.allowed();
+        List<Integer> allowedCpus = CpuAffinity.allowedCpus();
+        int[] allowed = allowedCpus.isEmpty() ? null : allowedCpus.stream().mapToInt(Integer::intValue).toArray();
         long stealNanos = b.stealAfter == null ? -1 : nanos(b.stealAfter);
         boolean watched = b.stallThreshold != null;
         this.spares = b.spareCarriers;

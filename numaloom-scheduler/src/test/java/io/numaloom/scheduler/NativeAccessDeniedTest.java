@@ -21,6 +21,9 @@ class NativeAccessDeniedTest {
     @Test
     void carriersRunUnpinnedAndThreadsStayHome() throws InterruptedException {
         assertEquals("deny", System.getProperty("jdk.module.illegal.native.access", "deny"));
+        assertTrue(CpuAffinity.unavailableReason().isPresent(), "linking sched_setaffinity is denied");
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> CpuAffinity.pinCurrentThread(0));
+        assertTrue(CpuAffinity.allowedCpus().isEmpty());
         try (NumaScheduler scheduler = NumaScheduler.create()) {
             assertFalse(scheduler.pinned(), scheduler.placement());
             assertTrue(scheduler.placement().contains("not pinned"), scheduler.placement());

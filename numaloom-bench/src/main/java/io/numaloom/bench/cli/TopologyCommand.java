@@ -1,6 +1,6 @@
 package io.numaloom.bench.cli;
 
-import io.numaloom.bench.run.Affinity;
+import io.numaloom.scheduler.CpuAffinity;
 import io.numaloom.bench.run.ThreadPlacement;
 import io.numaloom.topology.CurrentCpu;
 import io.numaloom.topology.Topology;
@@ -50,9 +50,9 @@ final class TopologyCommand {
         out.println("Current CPU source: " + CurrentCpu.source() + " (" + CurrentCpu.sourceReason() + ")");
         int cpu = CurrentCpu.cpu();
         out.println("This thread now: cpu " + cpu + ", node " + topology.nodeOf(cpu) + ", socket " + topology.socketOf(cpu));
-        var allowed = Affinity.allowedCpus();
+        var allowed = CpuAffinity.allowedCpus();
         out.println("CPUs this process may use: " + (allowed.isEmpty() ? "unknown" : allowed));
-        out.println("Carrier pinning: " + Affinity.unavailableReason().map(r -> "unavailable (" + r + ")")
+        out.println("Carrier pinning: " + CpuAffinity.unavailableReason().map(r -> "unavailable (" + r + ")")
                 .orElse("available (FFM sched_setaffinity; the scheduler of pinned carriers needs "
                         + "--add-opens java.base/java.lang=ALL-UNNAMED, which the bench passes to measured JVMs)"));
         out.println("Default virtual-thread carriers: " + Runtime.getRuntime().availableProcessors()

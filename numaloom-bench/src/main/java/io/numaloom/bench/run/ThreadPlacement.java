@@ -1,5 +1,6 @@
 package io.numaloom.bench.run;
 
+import io.numaloom.scheduler.CpuAffinity;
 import io.numaloom.scheduler.NumaScheduler;
 import io.numaloom.topology.Topology;
 
@@ -98,7 +99,7 @@ public final class ThreadPlacement implements AutoCloseable {
         }
         boolean virtual = !"platform".equals(threadType);
         int[] order = pin ? cpuOrder() : new int[0];
-        String unpinnable = pin ? Affinity.unavailableReason().orElse(null) : null;
+        String unpinnable = pin ? CpuAffinity.unavailableReason().orElse(null) : null;
         if (!virtual) {
             boolean pinning = pin && unpinnable == null;
             String what = "platform threads" + (pinning ? ", each pinned to a CPU in topology order " + list(order)
@@ -153,7 +154,7 @@ public final class ThreadPlacement implements AutoCloseable {
         protected void onStart() {
             super.onStart();
             try {
-                Affinity.pinCurrentThread(cpu);
+                CpuAffinity.pinCurrentThread(cpu);
             } catch (RuntimeException e) {
                 failures.add(getName() + ": " + e.getMessage());
             }
@@ -172,7 +173,7 @@ public final class ThreadPlacement implements AutoCloseable {
             int cpu = cpuOrder[index % cpuOrder.length];
             return builder.start(() -> {
                 try {
-                    Affinity.pinCurrentThread(cpu);
+                    CpuAffinity.pinCurrentThread(cpu);
                 } catch (RuntimeException e) {
                     pinFailures.add("thread " + index + ": " + e.getMessage());
                 }
@@ -232,7 +233,7 @@ public final class ThreadPlacement implements AutoCloseable {
     /** The CPUs this process may use, node by node in topology order. */
     static int[] cpuOrder() {
         Topology topology = Topology.current();
-        Set<Integer> allowed = new LinkedHashSet<>(Affinity.allowedCpus());
+        Set<Integer> allowed = new LinkedHashSet<>(CpuAffinity.allowedCpus());
         List<Integer> order = new ArrayList<>();
         for (int node = 0; node < topology.nodeCount(); node++) {
             for (int cpu : topology.cpusOfNode(node)) {

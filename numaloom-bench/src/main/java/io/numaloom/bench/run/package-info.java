@@ -7,7 +7,7 @@
  * keeps their class caches ({@link io.numaloom.bench.run.AotCache}). In each measured JVM, {@link
  * io.numaloom.bench.run.PointBenchmark} (the JMH benchmark) starts the workload's rounds with an {@link
  * io.numaloom.bench.run.Execution} on threads placed by {@link io.numaloom.bench.run.ThreadPlacement} (pinned with
- * {@link io.numaloom.bench.run.Affinity}) and counts their allocation ({@link io.numaloom.bench.run.Allocation}).
+ * numaloom-scheduler's {@link io.numaloom.scheduler.CpuAffinity}) and counts their allocation ({@link io.numaloom.bench.run.Allocation}).
  *
  * <p>Depends on the root package, {@code config}, {@code result}, {@code workloads}, {@code report} (the runner
  * draws the report and writes {@code machine.json}), numaloom-core, numaloom-scheduler and JMH. Only {@code cli}

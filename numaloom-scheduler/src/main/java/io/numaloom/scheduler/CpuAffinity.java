@@ -10,23 +10,28 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
- * Pins the calling platform thread (a carrier) to a set of CPUs with Linux's {@code sched_setaffinity}, and asks
- * which CPUs the process may use with {@code sched_getaffinity}, both through the FFM API.
+ * CPU affinity of the calling platform thread: pins it to a set of CPUs with Linux's {@code sched_setaffinity}, and
+ * asks which CPUs it may use with {@code sched_getaffinity}, both through the FFM API. {@link NumaScheduler} pins
+ * its carriers with it, and numaloom's bench its carrier and platform threads.
  *
- * <p>Linking is a restricted operation: it works, with the JDK's one-time warning, unless native access is denied
- * ({@code --illegal-native-access=deny}), and not at all off Linux. Where it cannot link, {@link #unavailable()}
- * says why and {@link NumaScheduler} runs its carriers unpinned. A refused call ({@code EINVAL} for a set outside
- * the process's cpuset, {@code EPERM}) is reported by {@link #pin} as a message, never thrown: pinning steers
- * locality, never correctness.
+ * <p>Linking is a restricted operation: it works, with the JDK's one-time warning unless the caller's module has
+ * {@code --enable-native-access}, unless native access is denied ({@code --illegal-native-access=deny}), and not at
+ * all off Linux. Where it cannot link, {@link #unavailableReason()} says why; {@link NumaScheduler} then runs its
+ * carriers unpinned. Pinning a virtual thread pins its current carrier, which is rarely what is meant: pin
+ * platform threads.
  */
-final class CarrierAffinity {
-    /** {@code sizeof(cpu_set_t)} in glibc: 1024 CPUs. */
+public final class CpuAffinity {
+    /** {@code sizeof(cpu_set_t)} in glibc. */
     private static final long SET_BYTES = 128;
-    static final int MAX_CPUS = (int) SET_BYTES * 8;
+    /** The CPUs a {@code cpu_set_t} of glibc can name (1024): CPU numbers go from 0 to this minus one. */
+    public static final int MAX_CPUS = (int) SET_BYTES * 8;
 
     private static final MethodHandle SET;
     private static final MethodHandle GET;
@@ -68,59 +73,86 @@ final class CarrierAffinity {
         UNAVAILABLE = why;
     }
 
-    private CarrierAffinity() {}
+    private CpuAffinity() {}
 
-    /** Why threads cannot be pinned in this JVM, or null if they can. */
-    static String unavailable() {
-        return UNAVAILABLE;
+    /**
+     * {@return why threads cannot be pinned in this JVM (not Linux, native access denied, ...), or empty if they can}
+     */
+    public static Optional<String> unavailableReason() {
+        return Optional.ofNullable(UNAVAILABLE);
     }
 
     /**
-     * Restricts the calling platform thread to {@code cpus}. Returns null on success, else why it failed.
+     * Restricts the calling platform thread to {@code cpus}.
+     *
+     * @param cpus the CPUs it may run on from now on
+     * @throws IllegalArgumentException if {@code cpus} is empty or names a CPU outside 0 to {@link #MAX_CPUS} - 1
+     * @throws IllegalStateException if pinning is unavailable ({@link #unavailableReason()}) or the kernel refuses
+     *         ({@code EINVAL} for a set outside the process's cpuset, {@code EPERM}); the message has the errno
      */
-    static String pin(int[] cpus) {
-        if (SET == null) {
-            return "cannot pin: " + UNAVAILABLE;
+    public static void pinCurrentThread(int... cpus) {
+        if (cpus.length == 0) {
+            throw new IllegalArgumentException("no cpus to pin to");
         }
+        if (SET == null) {
+            throw new IllegalStateException("cannot pin: " + UNAVAILABLE);
+        }
+        int rc;
+        int errno;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment mask = arena.allocate(SET_BYTES, 8);
             for (int cpu : cpus) {
                 if (cpu < 0 || cpu >= MAX_CPUS) {
-                    return "cpu " + cpu + " is outside a cpu_set_t (0-" + (MAX_CPUS - 1) + ")";
+                    throw new IllegalArgumentException("cpu " + cpu + " is outside a cpu_set_t (0-" + (MAX_CPUS - 1) + ")");
                 }
                 int b = cpu / 8;
                 mask.set(ValueLayout.JAVA_BYTE, b, (byte) (mask.get(ValueLayout.JAVA_BYTE, b) | (1 << (cpu % 8))));
             }
             MemorySegment state = arena.allocate(STATE);
-            int rc = (int) SET.invokeExact(state, 0, SET_BYTES, mask);
-            return rc == 0 ? null : "sched_setaffinity(" + Arrays.toString(cpus) + ") failed with errno " + (int) ERRNO.get(state, 0L);
+            rc = (int) SET.invokeExact(state, 0, SET_BYTES, mask);
+            errno = rc == 0 ? 0 : (int) ERRNO.get(state, 0L);
+        } catch (RuntimeException e) {
+            throw e;
         } catch (Throwable t) {
-            return "sched_setaffinity(" + Arrays.toString(cpus) + ") failed: " + t;
+            throw new IllegalStateException("sched_setaffinity(" + Arrays.toString(cpus) + ") failed", t);
+        }
+        if (rc != 0) {
+            throw new IllegalStateException("sched_setaffinity(" + Arrays.toString(cpus) + ") failed: " + errnoName(errno));
         }
     }
 
-    /** The CPUs the calling thread may run on, ascending; null if that cannot be asked. */
-    static int[] allowed() {
+    /** {@return the CPUs the calling thread may run on, ascending; empty if that cannot be asked} */
+    public static List<Integer> allowedCpus() {
         if (GET == null) {
-            return null;
+            return List.of();
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment mask = arena.allocate(SET_BYTES, 8);
             MemorySegment state = arena.allocate(STATE);
             int rc = (int) GET.invokeExact(state, 0, SET_BYTES, mask);
             if (rc != 0) {
-                return null;
+                return List.of();
             }
-            int[] cpus = new int[MAX_CPUS];
-            int n = 0;
+            List<Integer> cpus = new ArrayList<>();
             for (int cpu = 0; cpu < MAX_CPUS; cpu++) {
                 if ((mask.get(ValueLayout.JAVA_BYTE, cpu / 8) & (1 << (cpu % 8))) != 0) {
-                    cpus[n++] = cpu;
+                    cpus.add(cpu);
                 }
             }
-            return Arrays.copyOf(cpus, n);
+            return List.copyOf(cpus);
         } catch (Throwable t) {
-            return null;
+            return List.of();
         }
+    }
+
+    private static String errnoName(int errno) {
+        String name = switch (errno) {
+            case 1 -> "EPERM";
+            case 3 -> "ESRCH";
+            case 14 -> "EFAULT";
+            case 22 -> "EINVAL (no such CPU, or not allowed by the cpuset)";
+            default -> "?";
+        };
+        return "errno " + errno + " " + name;
     }
 }
