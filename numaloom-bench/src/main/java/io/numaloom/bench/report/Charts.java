@@ -90,6 +90,7 @@ public final class Charts {
                 return Math.abs(t - Math.rint(t)) < 1e-6 && Math.abs(x - Math.rint(x)) < 1e-6 ? Long.toString(Math.round(t)) : "";
             });
         }
+        java.util.Set<String> banded = bandedLocks(bench, rows);
         for (String lock : bench.locks()) {
             List<PointResult> series = rows.stream().filter(r -> r.lock().equals(lock))
                     .sorted(Comparator.comparingInt(PointResult::threads)).toList();
@@ -99,7 +100,9 @@ public final class Charts {
             Color color = colorOf(lock, lockOrder);
             double[] x = series.stream().mapToDouble(r -> log2 ? log2(r.threads()) : r.threads()).toArray();
             double[] y = series.stream().mapToDouble(r -> value(bench, r)).toArray();
-            addBand(chart, bench, lock, series, x, color);
+            if (banded.contains(lock)) {
+                addBand(chart, bench, lock, series, x, color);
+            }
             XYSeries line = chart.addSeries(lock, x, y);
             line.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
             line.setLineColor(color);
@@ -109,6 +112,30 @@ public final class Charts {
         }
         return chart;
     }
+
+    /**
+     * The locks whose line gets its 95% band: every lock when there are at most {@value #MAX_BANDS}; else only the
+     * bench's reference ({@link Summary#baselineOf}) and the leading lock (the highest geometric mean of the plotted
+     * value over its points), because more overlapping translucent bands blend into one grey area that shows no
+     * lock's interval.
+     */
+    static java.util.Set<String> bandedLocks(BenchDefinition bench, List<PointResult> rows) {
+        List<String> plotted = bench.locks().stream().filter(l -> rows.stream().anyMatch(r -> r.lock().equals(l))).toList();
+        if (plotted.size() <= MAX_BANDS) {
+            return java.util.Set.copyOf(plotted);
+        }
+        java.util.Set<String> banded = new java.util.LinkedHashSet<>();
+        String reference = Summary.baselineOf(bench);
+        if (plotted.contains(reference)) {
+            banded.add(reference);
+        }
+        plotted.stream().max(Comparator.comparingDouble(l -> rows.stream().filter(r -> r.lock().equals(l))
+                        .mapToDouble(r -> Math.log(Math.max(value(bench, r), 1e-12))).average().orElse(0)))
+                .ifPresent(banded::add);
+        return banded;
+    }
+
+    static final int MAX_BANDS = 3;
 
     /** The 95% confidence band of a lock's line: a closed polygon, upper bounds forward, lower back. */
     private static void addBand(XYChart chart, BenchDefinition bench, String lock, List<PointResult> series,

@@ -20,6 +20,7 @@ final class Html {
             th{background:#f4f4f4} td.l,th.l{text-align:left}
             tr.failed td{background:#fff0f0}
             .muted{color:#666;font-size:.9em} .err{color:#b00}
+            ul.verdict{font-size:1.05em} .warn{background:#fff6e0;border-left:4px solid #e0a000;padding:.5em .8em}
             img{max-width:100%;border:1px solid #eee}
             pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:.85em}
             nav a{margin-right:1em}
@@ -51,6 +52,7 @@ final class Html {
             h.append("<a href=\"#").append(esc(s.bench().id())).append("\">").append(esc(s.bench().title())).append("</a>");
         }
         h.append("<a href=\"#machine\">Machine</a><a href=\"#config\">Configuration</a></nav>\n");
+        verdict(h, summary, machine, sections.stream().flatMap(s -> s.rows().stream()).toList());
         whoWon(h, summary);
 
         for (Report.Section s : sections) {
@@ -93,6 +95,21 @@ final class Html {
                 .append("<a href=\"results.json\">results.json</a>).</p>\n<pre>").append(esc(configText)).append("</pre>\n");
         h.append("</body></html>\n");
         return h.toString();
+    }
+
+    /** At the top: one line per lock over every bench, and the warning when the machine's stalls may decide points. */
+    private static void verdict(StringBuilder h, List<Summary.BenchSummary> summary, MachineInfo machine, List<PointResult> rows) {
+        List<Summary.Overall> overall = Summary.overall(summary);
+        if (overall.isEmpty()) {
+            return;
+        }
+        h.append("<h2 id=\"verdict\">Verdict</h2>\n<ul class=\"verdict\">");
+        for (Summary.Overall o : overall) {
+            h.append("<li>").append(esc(o.line())).append("</li>");
+        }
+        h.append("</ul>\n");
+        Summary.stallWarning(machine == null ? null : machine.stalls(), rows)
+                .ifPresent(w -> h.append("<p class=\"warn\">⚠ ").append(esc(w)).append("</p>\n"));
     }
 
     /** Each lock against its bench's baseline, per bench and thread count, with the one-line verdicts. */

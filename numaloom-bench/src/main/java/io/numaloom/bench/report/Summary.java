@@ -2,6 +2,7 @@ package io.numaloom.bench.report;
 
 import io.numaloom.bench.config.BenchConfig;
 import io.numaloom.bench.config.BenchDefinition;
+import io.numaloom.bench.result.MachineStalls;
 import io.numaloom.bench.result.PointResult;
 
 import java.io.IOException;
@@ -140,6 +141,72 @@ public final class Summary {
         return sb.toString();
     }
 
+    /**
+     * One lock across every bench that compares it with the same baseline: the geometric mean of its ratios over
+     * all those points, and its best and worst point.
+     */
+    public record Overall(String lock, String baselineName, int points, double geometricMean,
+                          String bestPoint, double bestRatio, String worstPoint, double worstRatio) {
+        /** "VNA: 1.12x unfair ReentrantLock (geometric mean of 24 points); best 1.45x queue-virtual x8, worst ...". */
+        public String line() {
+            String s = String.format(Locale.ROOT, "%s: %.2fx %s (geometric mean of %d point%s)", lock, geometricMean,
+                    baselineName, points, points == 1 ? "" : "s");
+            return points == 1 ? s : s + String.format(Locale.ROOT, "; best %.2fx %s, worst %.2fx %s",
+                    bestRatio, bestPoint, worstRatio, worstPoint);
+        }
+    }
+
+    /** The overall line of each lock, in the order the locks first appear, per baseline. */
+    public static List<Overall> overall(List<BenchSummary> summaries) {
+        Map<String, List<Cell>> cells = new LinkedHashMap<>();
+        Map<Cell, String> where = new java.util.IdentityHashMap<>();
+        Map<String, String[]> names = new LinkedHashMap<>();
+        for (BenchSummary s : summaries) {
+            for (LockLine line : s.locks()) {
+                String key = line.lock() + "\u0000" + s.baseline();
+                names.putIfAbsent(key, new String[] {line.lock(), s.baselineName()});
+                for (Cell c : line.cells()) {
+                    cells.computeIfAbsent(key, k -> new ArrayList<>()).add(c);
+                    where.put(c, s.id() + " x" + c.threads());
+                }
+            }
+        }
+        List<Overall> out = new ArrayList<>();
+        for (Map.Entry<String, List<Cell>> e : cells.entrySet()) {
+            List<Cell> cs = e.getValue();
+            Cell best = cs.stream().max(java.util.Comparator.comparingDouble(Cell::ratio)).orElseThrow();
+            Cell worst = cs.stream().min(java.util.Comparator.comparingDouble(Cell::ratio)).orElseThrow();
+            String[] n = names.get(e.getKey());
+            out.add(new Overall(n[0], n[1], cs.size(), geometricMean(cs), where.get(best), best.ratio(),
+                    where.get(worst), worst.ratio()));
+        }
+        return out;
+    }
+
+    /**
+     * A warning when the machine's own stalls may have decided points: the longest stall its probe saw is at least
+     * half of a point's worst acquire wait (the max latency), so that worst wait may be the machine's, not the lock's.
+     * Empty when there was no probe, no stall over {@link MachineStalls#STALL_NANOS}, or no such point.
+     */
+    public static Optional<String> stallWarning(MachineStalls stalls, List<PointResult> rows) {
+        if (stalls == null || stalls.stalls() == 0 || stalls.longestNs() <= 0) {
+            return Optional.empty();
+        }
+        List<PointResult> measured = rows.stream().filter(r -> r.ok() && r.latencyMaxNs() != null).toList();
+        List<PointResult> decided = measured.stream().filter(r -> 2 * stalls.longestNs() >= r.latencyMaxNs()).toList();
+        if (decided.isEmpty()) {
+            return Optional.empty();
+        }
+        String examples = decided.stream().limit(3).map(r -> r.bench() + " " + r.lock() + " x" + r.threads())
+                .collect(Collectors.joining(", "));
+        return Optional.of(String.format(Locale.ROOT,
+                "This machine stalled threads that only spun for up to %.1f ms (%s). That is at least half of the worst wait "
+                        + "of %d of %d points (%s%s): their worst waits (max) may be the machine's, not the lock's. "
+                        + "Compare throughput ratios, and repeat the run on a quieter machine before reading a worst wait.",
+                stalls.longestNs() / 1e6, stalls.describe(), decided.size(), measured.size(), examples,
+                decided.size() > 3 ? ", ..." : ""));
+    }
+
     /** A ratio with its mark: ▲ faster, ▼ slower (95% intervals apart), nothing when tied. */
     static String marked(Cell c) {
         String ratio = String.format(Locale.ROOT, "%.2f", c.ratio());
@@ -150,9 +217,16 @@ public final class Summary {
         };
     }
 
-    /** The console form: per bench, a ratio table and the verdict lines. */
+    /** The console form: each lock's overall line, then per bench a ratio table and the verdict lines. */
     public static String text(List<BenchSummary> summaries) {
         StringBuilder sb = new StringBuilder();
+        List<Overall> overall = overall(summaries);
+        if (!overall.isEmpty()) {
+            sb.append("Overall, every bench:").append(System.lineSeparator());
+            for (Overall o : overall) {
+                sb.append("  ").append(o.line()).append(System.lineSeparator());
+            }
+        }
         for (BenchSummary s : summaries) {
             if (s.locks().isEmpty()) {
                 continue;

@@ -77,6 +77,11 @@ class ReportTest {
             assertTrue(html.contains(fragment), "index.html lacks " + fragment);
         }
         assertFalse(html.contains("<b>bold</b>"), "titles are escaped");
+        int verdict = html.indexOf("id=\"verdict\"");
+        assertTrue(verdict > 0 && verdict < html.indexOf("id=\"summary\"") && verdict < html.indexOf("id=\"lines\""),
+                "the verdict comes before the tables");
+        assertTrue(html.contains("SYNCHRONIZED: ") && html.contains("x unfair ReentrantLock (geometric mean of 4 points); best "),
+                "a verdict line per lock: " + html.substring(verdict, Math.min(html.length(), verdict + 600)));
         assertFalse(html.contains("id=\"skipped\""), "skipped benches are not reported");
         assertTrue(Files.exists(out.resolve("machine.json")) && Files.exists(out.resolve("config.json")));
     }

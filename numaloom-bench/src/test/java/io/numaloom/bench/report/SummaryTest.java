@@ -68,6 +68,50 @@ class SummaryTest {
         assertTrue(csv.contains("rb,VNA,geomean,,,0.9146,,"), csv.toString());
     }
 
+    /**
+     * The overall line of a lock pools its points of every bench with the same baseline, and names its best and
+     * worst; a lock compared with two baselines gets a line per baseline.
+     */
+    @Test
+    void overallLinesPoolEveryBenchAndNameTheBestAndWorstPoint() throws Exception {
+        BenchConfig config = ConfigReader.parse("""
+                { "benches": [
+                  { "name": "randBash", "id": "a", "payload": { "threads": [1, 8],
+                    "locks": [ { "name": "VNA" }, { "name": "UNFAIR_REENTRANT" } ] } },
+                  { "name": "randBash", "id": "b", "payload": { "threads": [2],
+                    "locks": [ { "name": "UNFAIR_REENTRANT" }, { "name": "VNA" }, { "name": "SYNCHRONIZED" } ] } } ] }
+                """, "o.json", 2, Mutex.names());
+        List<Summary.BenchSummary> s = Summary.of(config, List.of(
+                row("a", "UNFAIR_REENTRANT", 1, 100, 95, 105), row("a", "VNA", 1, 200, 190, 210),
+                row("a", "UNFAIR_REENTRANT", 8, 100, 95, 105), row("a", "VNA", 8, 50, 45, 55),
+                row("b", "UNFAIR_REENTRANT", 2, 100, 95, 105), row("b", "VNA", 2, 100, 95, 105),
+                row("b", "SYNCHRONIZED", 2, 80, 75, 85)));
+        List<Summary.Overall> overall = Summary.overall(s);
+        assertEquals(List.of("VNA", "SYNCHRONIZED"), overall.stream().map(Summary.Overall::lock).toList());
+        Summary.Overall vna = overall.getFirst();
+        assertEquals(3, vna.points());
+        assertEquals(1.0, vna.geometricMean(), 1e-9, "cbrt(2 * 0.5 * 1)");
+        assertEquals("VNA: 1.00x unfair ReentrantLock (geometric mean of 3 points); best 2.00x a x1, worst 0.50x a x8",
+                vna.line());
+        assertEquals("SYNCHRONIZED: 0.80x unfair ReentrantLock (geometric mean of 1 point)", overall.get(1).line());
+        assertTrue(Summary.text(s).startsWith("Overall, every bench:" + System.lineSeparator() + "  VNA: 1.00x"),
+                Summary.text(s));
+    }
+
+    /** The stall warning appears when the longest stall is at least half a point's worst wait, and only then. */
+    @Test
+    void stallWarningOnlyWhereAStallCouldHaveMadeAWorstWait() {
+        List<PointResult> rows = List.of(row("a", "VNA", 1, 100, 95, 105, 30_000_000L),
+                row("a", "UNFAIR_REENTRANT", 1, 100, 95, 105, 9_000_000L));
+        io.numaloom.bench.result.MachineStalls small = new io.numaloom.bench.result.MachineStalls(2, 2, 3, 4_000_000L);
+        io.numaloom.bench.result.MachineStalls large = new io.numaloom.bench.result.MachineStalls(2, 2, 3, 5_000_000L);
+        assertTrue(Summary.stallWarning(small, rows).isEmpty(), "4 ms is under half of 9 ms and of 30 ms");
+        String w = Summary.stallWarning(large, rows).orElseThrow();
+        assertTrue(w.contains("up to 5.0 ms") && w.contains("1 of 2 points (a UNFAIR_REENTRANT x1)"), w);
+        assertTrue(Summary.stallWarning(null, rows).isEmpty(), "no probe, no warning");
+        assertTrue(Summary.stallWarning(new io.numaloom.bench.result.MachineStalls(2, 2, 0, 0), rows).isEmpty());
+    }
+
     /** A keyed bench is compared with the map of ReentrantLocks, and says so. */
     @Test
     void keyedBenchesAreComparedWithTheMapOfLocks() throws Exception {
@@ -80,6 +124,9 @@ class SummaryTest {
         assertEquals("CHM_REENTRANT", s.getFirst().baseline());
         assertEquals("KEYED_LOCK: 0.50x a ConcurrentHashMap of ReentrantLocks (geometric mean); slower at 4 threads",
                 s.getFirst().locks().getFirst().verdict());
-        assertTrue(Summary.text(s).startsWith("k: throughput / a ConcurrentHashMap of ReentrantLocks"), Summary.text(s));
+        String nl = System.lineSeparator();
+        assertTrue(Summary.text(s).startsWith("Overall, every bench:" + nl
+                + "  KEYED_LOCK: 0.50x a ConcurrentHashMap of ReentrantLocks (geometric mean of 1 point)" + nl
+                + "k: throughput / a ConcurrentHashMap of ReentrantLocks"), Summary.text(s));
     }
 }
