@@ -44,6 +44,7 @@ final class Html {
         long failed = sections.stream().flatMap(s -> s.rows().stream()).filter(r -> !r.ok()).count();
         h.append(ok).append(" points measured").append(failed > 0 ? ", <span class=\"err\">" + failed + " failed</span>" : "")
                 .append(".</p>\n");
+        verdict(h, summary, machine, sections.stream().flatMap(s -> s.rows().stream()).toList());
         if (!config.description().isEmpty()) {
             h.append("<p>").append(esc(config.description())).append("</p>\n");
         }
@@ -52,7 +53,6 @@ final class Html {
             h.append("<a href=\"#").append(esc(s.bench().id())).append("\">").append(esc(s.bench().title())).append("</a>");
         }
         h.append("<a href=\"#machine\">Machine</a><a href=\"#config\">Configuration</a></nav>\n");
-        verdict(h, summary, machine, sections.stream().flatMap(s -> s.rows().stream()).toList());
         whoWon(h, summary);
 
         for (Report.Section s : sections) {
