@@ -56,7 +56,7 @@ final class Html {
         whoWon(h, summary);
 
         for (Report.Section s : sections) {
-            bench(h, s);
+            bench(h, s, machine == null ? null : machine.timerFloorNs());
         }
         machine(h, machine);
         h.append("<h2 id=\"metrics\">What the columns mean</h2>\n<ul>")
@@ -148,7 +148,7 @@ final class Html {
         }
     }
 
-    private static void bench(StringBuilder h, Report.Section s) {
+    private static void bench(StringBuilder h, Report.Section s, Long timerFloorNs) {
         BenchDefinition b = s.bench();
         h.append("<h2 id=\"").append(esc(b.id())).append("\">").append(esc(b.title())).append("</h2>\n");
         h.append("<p class=\"muted\">Workload <b>").append(esc(b.kind().jsonName())).append("</b>: ")
@@ -193,9 +193,10 @@ final class Html {
                     .append(td(Report.num(r.opsPerMs())))
                     .append(td(Report.throughputCi(r.opsPerMsCiLow(), r.opsPerMsCiHigh())))
                     .append(td(Report.num(r.timeMs()))).append(td(Report.fixed(r.jain(), 3)))
-                    .append(td(Report.fixed(r.minMaxRatio(), 2))).append(td(Report.micros(r.latencyP50Ns())))
-                    .append(td(Report.micros(r.latencyP99Ns()))).append(td(Report.micros(r.latencyP999Ns())))
-                    .append(td(Report.micros(r.latencyMaxNs())))
+                    .append(td(Report.fixed(r.minMaxRatio(), 2))).append(td(Report.microsOrFloor(r.latencyP50Ns(), timerFloorNs)))
+                    .append(td(Report.microsOrFloor(r.latencyP99Ns(), timerFloorNs)))
+                    .append(td(Report.microsOrFloor(r.latencyP999Ns(), timerFloorNs)))
+                    .append(td(Report.microsOrFloor(r.latencyMaxNs(), timerFloorNs)))
                     .append(td(Report.percent(r.localHandoffFraction())));
             if (diagnostics) {
                 h.append(td(Report.fixed(r.slowPathsPerOp(), 3))).append(td(Report.fixed(r.queuedPerOp(), 3)))
@@ -215,6 +216,14 @@ final class Html {
         if (s.rows().stream().anyMatch(r -> r.opsPerMsCiLow() != null && r.opsPerMsCiLow() < 0)) {
             h.append("<p class=\"muted\">0* in the 95% CI column: the interval's lower bound fell below zero (few or very ")
                     .append("unequal rounds) and is shown clamped at 0, as throughput cannot be negative.</p>\n");
+        }
+        boolean atFloor = s.rows().stream().flatMap(r -> java.util.stream.Stream.of(r.latencyP50Ns(), r.latencyP99Ns(),
+                r.latencyP999Ns(), r.latencyMaxNs())).anyMatch(ns -> Report.microsOrFloor(ns, timerFloorNs).startsWith("≤"));
+        if (atFloor) {
+            h.append("<p class=\"muted\">≤ in a latency column: at the timer's floor. Two consecutive readings of ")
+                    .append("<code>System.nanoTime()</code> are ").append(timerFloorNs).append(" ns apart on this machine, and ")
+                    .append("a latency is the difference of two readings, so one within twice that says the wait was too short ")
+                    .append("to measure, not how long it was.</p>\n");
         }
         String placement = s.rows().stream().map(PointResult::placement).filter(p -> p != null && !p.isEmpty())
                 .findFirst().orElse(null);

@@ -31,10 +31,12 @@ import java.util.List;
  * @param jmh          the JMH version
  * @param stalls       how long the machine took a CPU away from spinning threads before the first point; null if
  *                     not measured
+ * @param timerFloorNs the shortest step between two consecutive {@code System.nanoTime()} readings here, ns: a
+ *                     latency within twice this is the timer's floor, not a measurement; null if not measured
  */
 public record MachineInfo(String host, String cpuModel, int cpus, int nodes, String topology, String cpuSource,
                           String memory, String os, String jdk, String javaHome, List<String> benchJvmArgs, String jmh,
-                          MachineStalls stalls) {
+                          MachineStalls stalls, Long timerFloorNs) {
 
     public static final String FILE = "machine.json";
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -48,7 +50,24 @@ public record MachineInfo(String host, String cpuModel, int cpus, int nodes, Str
                 System.getProperty("java.vendor") + " " + System.getProperty("java.vm.name") + " "
                         + System.getProperty("java.runtime.version"),
                 System.getProperty("java.home"), ManagementFactory.getRuntimeMXBean().getInputArguments(), readJmhVersion(),
-                stalls);
+                stalls, measureTimerFloorNs());
+    }
+
+    /**
+     * The smallest positive difference of two consecutive {@code System.nanoTime()} readings over many tries: what
+     * one reading costs, or the clock's tick if that is coarser. A latency is measured as the difference of two
+     * readings around the wait, so one within twice this cannot be told from no wait at all.
+     */
+    static long measureTimerFloorNs() {
+        long best = Long.MAX_VALUE;
+        for (int i = 0; i < 100_000; i++) {
+            long a = System.nanoTime();
+            long b = System.nanoTime();
+            if (b > a && b - a < best) {
+                best = b - a;
+            }
+        }
+        return best == Long.MAX_VALUE ? 0 : best;
     }
 
     public void writeTo(Path dir) throws IOException {

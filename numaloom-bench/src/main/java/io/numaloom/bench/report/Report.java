@@ -134,6 +134,17 @@ public final class Report {
         return v == null ? "" : String.format(Locale.ROOT, "%." + digits + "f", v);
     }
 
+    /**
+     * A latency in µs, or {@code "≤ X"} where it is within twice the timer's floor ({@link MachineInfo#timerFloorNs}),
+     * X being that bound: such a value says the wait was too short to measure, not how long it was.
+     */
+    static String microsOrFloor(Long ns, Long timerFloorNs) {
+        if (ns != null && timerFloorNs != null && timerFloorNs > 0 && ns <= 2 * timerFloorNs) {
+            return "≤ " + num(2 * timerFloorNs / 1000.0);
+        }
+        return micros(ns);
+    }
+
     static String micros(Long ns) {
         return ns == null ? "" : num(ns / 1000.0);
     }

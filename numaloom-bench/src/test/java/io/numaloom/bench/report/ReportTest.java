@@ -114,4 +114,28 @@ class ReportTest {
         assertFalse(Report.throughputCi(-0.01, 5.0).startsWith("-"));
         assertEquals("", Report.throughputCi(null, null));
     }
+
+    /** A latency within twice the timer's floor is shown as a bound, not as data; others as µs; no floor, no bound. */
+    @Test
+    void latenciesAtTheTimersFloorAreShownAsABound() {
+        assertEquals("≤ " + Report.num(0.04), Report.microsOrFloor(35L, 20L));
+        assertEquals("≤ " + Report.num(0.04), Report.microsOrFloor(40L, 20L));
+        assertEquals(Report.micros(41L), Report.microsOrFloor(41L, 20L));
+        assertEquals(Report.micros(35L), Report.microsOrFloor(35L, null));
+        assertEquals("", Report.microsOrFloor(null, 20L));
+        long floor = MachineInfo.measureTimerFloorNs();
+        assertTrue(floor > 0 && floor < 1_000_000, "nanoTime steps by " + floor + " ns here");
+    }
+
+    /** A machine.json written before the floor was recorded still reads, with no floor. */
+    @Test
+    void aMachineFileWithoutTheFloorStillReads(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve(MachineInfo.FILE), """
+                { "host": "h", "cpuModel": "c", "cpus": 2, "nodes": 1, "topology": "t", "cpuSource": "s", "memory": "m",
+                  "os": "o", "jdk": "j", "javaHome": "jh", "benchJvmArgs": [], "jmh": "1.37", "stalls": null }
+                """);
+        MachineInfo m = MachineInfo.readFrom(dir);
+        assertEquals("h", m.host());
+        assertEquals(null, m.timerFloorNs());
+    }
 }
