@@ -126,9 +126,11 @@ public final class KeyedLock<K> {
      * exact by (1) and (2).
      *
      * Deflation: when. A bind that brings BOUND over idleKeys deflates up to two idle records
-     * from the clock hand (deflateNearHand), so a burst of new keys recycles records instead of
-     * growing the table; the thread keeps the last record it deflated as a spare for its next
-     * bind. The Deflater thread calls releaseIdleKeys on every live lock with bound keys once
+     * from the binding thread's clock hand (deflateNearHand), so a burst of new keys recycles
+     * records instead of growing the table; the thread keeps the last record it deflated as a
+     * spare for its next bind. Each thread has its own hand (Binder), starting at a place of its
+     * own: one shared hand was a word every bind wrote, on the line of the table reference every
+     * lookup reads, and it sent concurrent binders to the same buckets. The Deflater thread calls releaseIdleKeys on every live lock with bound keys once
      * every IDLE_SWEEP_MILLIS, so a key that nobody uses is released within about that.
      *
      * lockAll. Every key's record is pinned first, so none can be deflated until the call is
@@ -175,8 +177,8 @@ public final class KeyedLock<K> {
 
     private static final Object MOVED = new Object();
 
-    /** Each thread keeps the last record it unbound, to bind without allocating. */
-    private static final ThreadLocal<Record> SPARE = new ThreadLocal<>();
+    /** What each thread keeps between its binds: see {@link Binder}. */
+    private static final ThreadLocal<Binder> BINDER = ThreadLocal.withInitial(Binder::new);
 
     private final byte mode;
     private final QueuePlacement placement;
@@ -192,8 +194,6 @@ public final class KeyedLock<K> {
     private int resizing; // RESIZING: 1 while a thread resizes
     /** Records linked in the table. Accessed through {@link #BOUND}. */
     private int bound;
-    /** Where the next amortised deflation looks; races are harmless (a plain int). */
-    private int hand;
 
     /**
      * Creates a keyed lock whose keys wait in one queue per NUMA node, as {@link VnaLock#VnaLock()}.
@@ -817,6 +817,7 @@ public final class KeyedLock<K> {
             return null;
         }
         Record bound;
+        Binder binder;
         int chain = 0;
         try {
             for (Record r = t.head(i); r != null; r = r.next(), chain++) {
@@ -825,7 +826,8 @@ public final class KeyedLock<K> {
                     return r;
                 }
             }
-            bound = spareRecord();
+            binder = BINDER.get();
+            bound = spareRecord(binder);
             bound.bind(this, h, key, t.head(i));
             t.setHead(i, bound);
         } finally {
@@ -834,7 +836,7 @@ public final class KeyedLock<K> {
         // The bind and the deflations it pays for are counted in one update, none in the steady
         // state (one deflation per bind): BOUND is then only read, and its line stays shared.
         int over = (int) BOUND.getVolatile(this) + 1 - idleKeys;
-        int delta = 1 - (over > 0 ? deflateNearHand(Math.min(2, over)) : 0);
+        int delta = 1 - (over > 0 ? deflateNearHand(binder, Math.min(2, over)) : 0);
         if (delta != 0) {
             int before = (int) BOUND.getAndAdd(this, delta);
             if (before <= 0 && before + delta > 0 && backgroundRelease) {
@@ -864,10 +866,10 @@ public final class KeyedLock<K> {
      * same hand) instead of waiting for it. The record just bound is pinned by its binder and
      * never taken.
      */
-    private int deflateNearHand(int wanted) {
+    private int deflateNearHand(Binder binder, int wanted) {
         Table t = table;
         int mask = t.buckets - 1;
-        int i = hand & mask;
+        int i = binder.hand & mask;
         int deflated = 0;
         for (int chains = 0, heads = 0; chains < SWEEP_BUCKETS && heads <= Math.min(mask, SWEEP_HEADS) && deflated < wanted;
              heads++, i = (i + 1) & mask) {
@@ -876,7 +878,7 @@ public final class KeyedLock<K> {
                 deflated += deflateBucket(t, i, wanted - deflated, false);
             }
         }
-        hand = i;
+        binder.hand = i;
         return deflated;
     }
 
@@ -952,10 +954,10 @@ public final class KeyedLock<K> {
      * placement is dropped, not kept: kept, it would stay the spare forever and every bind of this
      * lock would allocate.
      */
-    private Record spareRecord() {
-        Record r = SPARE.get();
+    private Record spareRecord(Binder binder) {
+        Record r = binder.spare;
         if (r != null) {
-            SPARE.set(null);
+            binder.spare = null;
             if (r.placedBy(mode, placement)) {
                 return r;
             }
@@ -964,9 +966,21 @@ public final class KeyedLock<K> {
     }
 
     private static void keepAsSpare(Record r) {
-        if (SPARE.get() == null) {
-            SPARE.set(r);
+        Binder binder = BINDER.get();
+        if (binder.spare == null) {
+            binder.spare = r;
         }
+    }
+
+    /**
+     * What a thread keeps between its binds, for every {@code KeyedLock}: the last record it
+     * unbound, which its next bind reuses (no allocation), and its own clock hand. Each thread
+     * sweeps from its own hand, which starts at a place of its own, so two binders neither write
+     * one shared word at every bind nor contend for the same buckets and records.
+     */
+    private static final class Binder {
+        Record spare;
+        int hand = (int) (Thread.currentThread().threadId() * 0x9E3779B97F4A7C15L >>> 32);
     }
 
     /** The record of key held by the current thread, or null. */

@@ -445,13 +445,66 @@ class KeyedLockTest {
         assertThrows(IllegalArgumentException.class, () -> KeyedLock.builder().idleKeys(-1));
     }
 
+    /** One way of acquiring a key, for the test below. */
+    interface Acquisition {
+        void acquire(KeyedLock<String> locks, String key) throws InterruptedException;
+    }
+
+    /**
+     * A key that has no record, taken by each kind of acquisition: it behaves as any held key
+     * (owner, hold count, re-entry, excludes others); once released it stays bound and idle,
+     * another thread locks it, deflation takes it, and its record, reused, serves the key again.
+     */
+    @Test
+    void eachKindOfAcquisitionBindsANewKeyHeldThenIdle() throws Exception {
+        List<Acquisition> kinds = List.of(
+                KeyedLock::lock,
+                KeyedLock::lockInterruptibly,
+                (l, k) -> assertTrue(l.tryLock(k)),
+                (l, k) -> assertTrue(l.tryLock(k, 1, TimeUnit.MILLISECONDS)),
+                (l, k) -> l.withLock(k, () -> {
+                    assertEquals(1, l.getHoldCount(k));
+                    l.lock(k); // leaves a hold for the checks below
+                    return null;
+                }));
+        for (int kind = 0; kind < kinds.size(); kind++) {
+            KeyedLock<String> locks = KeyedLock.builder().idleKeys(4).releaseIdleKeysInBackground(false).build();
+            String key = "key" + kind;
+            kinds.get(kind).acquire(locks, key);
+            assertTrue(locks.isHeldByCurrentThread(key), "kind " + kind);
+            assertEquals(1, locks.getHoldCount(key), "kind " + kind);
+            assertEquals(1, locks.activeKeys(), "kind " + kind);
+            assertTrue(locks.tryLock(key), "kind " + kind + ": re-entry");
+            assertEquals(2, locks.getHoldCount(key));
+            locks.unlock(key);
+            AtomicReference<Boolean> otherGot = new AtomicReference<>();
+            Thread other = Thread.ofVirtual().start(() -> otherGot.set(locks.tryLock(key)));
+            other.join();
+            assertFalse(otherGot.get(), "kind " + kind + ": another thread got a held key");
+            locks.unlock(key);
+            assertFalse(locks.isLocked(key));
+            assertEquals(0, locks.activeKeys(), "kind " + kind);
+            assertEquals(1, locks.boundKeys(), "kind " + kind + ": the released key stays bound, idle");
+            Thread taker = Thread.ofVirtual().start(() -> {
+                locks.lock(key);
+                locks.unlock(key);
+            });
+            taker.join();
+            assertEquals(1, locks.releaseIdleKeys(), "kind " + kind + ": deflation takes the idle key");
+            assertEquals(0, locks.boundKeys());
+            locks.lock(key); // bound afresh, from the deflated record
+            assertEquals(1, locks.getHoldCount(key));
+            locks.unlock(key);
+        }
+    }
+
     /**
      * What one held key costs the lock: {@value #HELD_KEYS_PROPERTY} virtual threads (20,000 by default; the
      * closing note's figure is from 1,000,000: {@code ./mvnw -pl numaloom-core test
      * -Dtest=KeyedLockTest#aHeldKeyCostsTheLockASmallConstant -Dnumaloom.keyedlock.heldKeys=1000000}) each hold a
      * different key; the lock's own objects (JOL's size of the table and of every bound record; a record's owner
      * and key are the application's), per key. The
-     * spare record (56 B) and the {@code ThreadLocal} entry that a thread keeps after its first bind are the
+     * spare record (56 B) and the {@code ThreadLocal} entry (its {@code Binder}) that a thread keeps after its first bind are the
      * thread's, not counted here.
      */
     @Test
