@@ -46,7 +46,8 @@ import java.util.concurrent.TimeUnit;
  * with two reads, then writes {@code DEFLATED} and {@code -1} without a CAS and unlinks the record. A fast
  * locker whose CAS lands between the check and the writes holds a record that is no longer linked: its unlock
  * does not find it, and the next locker of the key binds another record (or the same one, from the spare) and
- * gets in too. A thread that pinned in between is lost the same way.
+ * gets in too. A thread that pinned in between is lost the same way, and its unpin, later, can leave a record
+ * bound again with pins below 0: a locker that finds it binds another record and gets in too.
  *
  * <p>Waiting spins instead of parking, so that the model runs unchanged on jcstress's platform threads and under
  * Lincheck's model checker, which sees each spin iteration as a point where it may switch threads.
@@ -284,10 +285,15 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
         synchronized (guard) {
             r = linked(key, Integer.MAX_VALUE);
             if (r != null) {
-                if (!tryPin(r)) {
+                if (tryPin(r)) {
+                    return r;
+                }
+                if (bug == Bug.NONE) {
                     throw new IllegalStateException("a linked record was deflated: key " + key);
                 }
-                return r;
+                // Planted: a deflation that overwrote a pin let stale unpins drive a rebound record's pins
+                // below 0. Bind another record for the key, as the bug's lost lockers do, so that the bug
+                // shows in the outcome (two holders), not as an exception that jcstress reports as an error.
             }
             r = spare != null ? spare : new Record();
             spare = null;
