@@ -134,8 +134,9 @@ public final class KeyedLock<K> {
      * concurrent binders to the same buckets; a hand per thread still swept lines last written by
      * other cores. Starting at the bind made sync-many-keys 1.3-1.5x faster at 4 and 16 threads.)
      * Where a key hashes is as good a place as a hand to find an idle record: neither knows which
-     * idle keys will recur. The Deflater thread calls releaseIdleKeys on every live lock with bound keys once
-     * every IDLE_SWEEP_MILLIS, so a key that nobody uses is released within about that.
+     * idle keys will recur. The Deflater thread calls releaseIdleKeys on every live lock with
+     * bound keys once every IDLE_SWEEP_MILLIS, so a key that nobody uses is released within about
+     * that.
      *
      * lockAll. Every key's record is pinned first, so none can be deflated until the call is
      * done, and the records are locked in the order of their ids (given at creation, never
@@ -861,12 +862,12 @@ public final class KeyedLock<K> {
      * deflates {@code wanted} idle records (one, or two while the count is further over, so that
      * it comes back down after a burst of keys that were held at once), in the buckets from the
      * one it bound into (hash {@code h}) on, whose line it has just written, and returns how many:
-     * the caller counts them with its bind. One per bind in the steady state gives the binder's thread a spare record for its next
-     * bind: no allocation. It looks into at most {@link #SWEEP_BUCKETS} chains among at most
-     * {@link #SWEEP_HEADS} buckets, so a bind's work is bounded while records in use fill the
-     * table. It skips a bucket whose guard is taken (by a binder, or another deflater near the
-     * same buckets) instead of waiting for it. The record just bound is pinned by its binder and
-     * never taken.
+     * the caller counts them with its bind. One per bind in the steady state gives the binder's
+     * thread a spare record for its next bind: no allocation. It looks into at most
+     * {@link #SWEEP_BUCKETS} chains among at most {@link #SWEEP_HEADS} buckets, so a bind's work
+     * is bounded while records in use fill the table. It skips a bucket whose guard is taken (by
+     * a binder, or another deflater near the same buckets) instead of waiting for it. The record
+     * just bound is pinned by its binder and never taken.
      */
     private int deflateNearBind(int h, int wanted) {
         Table t = table;
