@@ -128,7 +128,7 @@ public final class KeyedLock<K> {
      * Deflation: when. A bind that brings BOUND over idleKeys deflates up to two idle records
      * in the buckets from its own on (deflateNearBind), so a burst of new keys recycles records
      * instead of growing the table; the thread keeps the last record it deflated as a spare for
-     * its next bind (Binder). The sweep starts where the binder just wrote: that bucket's line,
+     * its next bind. The sweep starts where the binder just wrote: that bucket's line,
      * and its neighbours on it, are in the binder's cache already. (A clock hand shared by every
      * binder was a word each bind wrote beside the table reference each lookup reads, and sent
      * concurrent binders to the same buckets; a hand per thread still swept lines last written by
@@ -182,8 +182,8 @@ public final class KeyedLock<K> {
 
     private static final Object MOVED = new Object();
 
-    /** What each thread keeps between its binds: see {@link Binder}. */
-    private static final ThreadLocal<Binder> BINDER = ThreadLocal.withInitial(Binder::new);
+    /** Each thread keeps the last record it unbound, to bind without allocating. */
+    private static final ThreadLocal<Record> SPARE = new ThreadLocal<>();
 
     private final byte mode;
     private final QueuePlacement placement;
@@ -830,7 +830,7 @@ public final class KeyedLock<K> {
                     return r;
                 }
             }
-            bound = spareRecord(BINDER.get());
+            bound = spareRecord();
             bound.bind(this, h, key, t.head(i));
             t.setHead(i, bound);
         } finally {
@@ -956,10 +956,10 @@ public final class KeyedLock<K> {
      * placement is dropped, not kept: kept, it would stay the spare forever and every bind of this
      * lock would allocate.
      */
-    private Record spareRecord(Binder binder) {
-        Record r = binder.spare;
+    private Record spareRecord() {
+        Record r = SPARE.get();
         if (r != null) {
-            binder.spare = null;
+            SPARE.set(null);
             if (r.placedBy(mode, placement)) {
                 return r;
             }
@@ -968,19 +968,9 @@ public final class KeyedLock<K> {
     }
 
     private static void keepAsSpare(Record r) {
-        Binder binder = BINDER.get();
-        if (binder.spare == null) {
-            binder.spare = r;
+        if (SPARE.get() == null) {
+            SPARE.set(r);
         }
-    }
-
-    /**
-     * What a thread keeps between its binds, for every {@code KeyedLock}: the last record it
-     * unbound, which its next bind reuses (no allocation). A field of an object the thread keeps,
-     * so that taking and leaving the spare are plain writes, not {@code ThreadLocal.set}s.
-     */
-    private static final class Binder {
-        Record spare;
     }
 
     /** The record of key held by the current thread, or null. */

@@ -503,8 +503,8 @@ class KeyedLockTest {
      * closing note's figure is from 1,000,000: {@code ./mvnw -pl numaloom-core test
      * -Dtest=KeyedLockTest#aHeldKeyCostsTheLockASmallConstant -Dnumaloom.keyedlock.heldKeys=1000000}) each hold a
      * different key; the lock's own objects (JOL's size of the table and of every bound record; a record's owner
-     * and key are the application's), per key. The spare record (56 B) and the {@code ThreadLocal} entry (its
-     * {@code Binder}) that a thread keeps after its first bind are the thread's, not counted here.
+     * and key are the application's), per key. The spare record (56 B) and the {@code ThreadLocal} entry that a
+     * thread keeps after its first bind are the thread's, not counted here.
      */
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
