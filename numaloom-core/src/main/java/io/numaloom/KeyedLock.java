@@ -99,10 +99,11 @@ public final class KeyedLock<K> {
      * whose binding matches takes the lock word 0 -> LOCKED by CAS, then reads the binding again:
      * the same key object and home, or it releases the lock and takes the pinned path. A record
      * deflated and rebound between the scan and the CAS is caught there: deflation moves the lock
-     * word off 0 and only the binder's revive() (a volatile store, after it wrote the binding)
+     * word off 0 and only the binder's revive() (a release store, after it wrote the binding)
      * moves it back, so a CAS that succeeds read either the word of the binding it scanned or the
-     * revive of a later one, whose binding it then sees (JLS 17.4.4). Unlock finds the record the
-     * current thread holds (a held record's binding is stable) and releases it: a store.
+     * revive of a later one, whose binding it then sees (the CAS acquires what that release
+     * published). Unlock finds the record the current thread holds (a held record's binding is
+     * stable) and releases it: a store.
      *
      * Lock vs deflate. The deflater's first CAS and the fast path's CAS act on one word, so one of
      * them fails: a locker that wins holds the record and the deflater leaves it; a deflater that
@@ -709,12 +710,12 @@ public final class KeyedLock<K> {
         Table t = table;
         Record r = t.head(t.index(h));
         for (int hops = 0; r != null && hops < MAX_HOPS; hops++, r = r.next()) {
-            Object k = r.key;
+            Object k = r.key();
             if (r.hash == h && k != null && (k == key || key.equals(k))) {
                 if (!(spin ? r.tryLockBriefly() : r.tryLockUnqueued())) { // RACE: lock against deflate, on the lock word
                     return null;
                 }
-                if (r.key == k && r.home == this) {
+                if (r.key() == k && r.home == this) {
                     return r;
                 }
                 r.unlock(); // rebound between our read of the binding and our CAS
@@ -796,7 +797,7 @@ public final class KeyedLock<K> {
     private Record pinScanning(Table t, int h, Object key) {
         Record r = t.head(t.index(h));
         for (int hops = 0; r != null && hops < MAX_HOPS; hops++, r = r.next()) {
-            Object k = r.key;
+            Object k = r.key();
             if (r.hash == h && r.home == this && k != null && (k == key || key.equals(k))) {
                 if (!r.tryPin()) {
                     return null; // being deflated: the bucket lock will tell
@@ -825,7 +826,7 @@ public final class KeyedLock<K> {
         int chain = 0;
         try {
             for (Record r = t.head(i); r != null; r = r.next(), chain++) {
-                if (r.hash == h && (r.key == key || key.equals(r.key))) {
+                if (r.hash == h && r.isKey(key)) {
                     r.pinBound();
                     return r;
                 }
@@ -981,7 +982,7 @@ public final class KeyedLock<K> {
         Record r = t.head(t.index(h));
         for (int hops = 0; r != null && hops < MAX_HOPS; hops++, r = r.next()) {
             // A record the current thread holds stays bound to its key: its binding is stable.
-            if (r.isHeldByCurrentThread() && r.hash == h && r.home == this && (r.key == key || key.equals(r.key))) {
+            if (r.isHeldByCurrentThread() && r.hash == h && r.home == this && r.isKey(key)) {
                 return r;
             }
         }
@@ -993,7 +994,7 @@ public final class KeyedLock<K> {
             }
             try {
                 for (r = t.head(i); r != null; r = r.next()) {
-                    if (r.hash == h && (r.key == key || key.equals(r.key))) {
+                    if (r.hash == h && r.isKey(key)) {
                         return r.isHeldByCurrentThread() ? r : null;
                     }
                 }
@@ -1016,7 +1017,7 @@ public final class KeyedLock<K> {
             }
             try {
                 for (Record r = t.head(i); r != null; r = r.next()) {
-                    if (r.hash == h && (r.key == key || key.equals(r.key))) {
+                    if (r.hash == h && r.isKey(key)) {
                         return r;
                     }
                 }
@@ -1235,9 +1236,18 @@ public final class KeyedLock<K> {
     static final class Record extends VnaLock {
         private static final java.util.concurrent.atomic.AtomicLong IDS = new java.util.concurrent.atomic.AtomicLong();
 
-        volatile Object key;
-        volatile KeyedLock<?> home;
-        volatile int hash;
+        /*
+         * The binding. key is written with release (KEY) after hash and home, and read with acquire
+         * (key()) by the scans that hold no bucket lock: a reader that finds a key sees the key
+         * object as its binder saw it (a key built by the binder's thread and published to nobody
+         * else is safe to call equals on). hash and home are plain: outside the bucket lock they
+         * only filter, and every decision re-reads them after a CAS that read the binder's revive
+         * (lock word) or its pins, whose release orders them. Plain, not volatile: a volatile store
+         * is a full fence on x86, and a bind and a deflation wrote five of them.
+         */
+        private Object key;    // KEY
+        KeyedLock<?> home;
+        int hash;
         private Record next;   // NEXT
         private int pins = -1; // PINS
         /** The record's place in the global order of {@link KeyedLock#lockAll}. */
@@ -1257,7 +1267,9 @@ public final class KeyedLock<K> {
          * cleared, so that the record can be deflated.
          */
         void dropOrphanReservation() {
-            STATE.compareAndSet(this, RESERVED, 0);
+            if ((int) STATE.getVolatile(this) == RESERVED) { // a failing CAS costs as much as one that succeeds
+                STATE.compareAndSet(this, RESERVED, 0);
+            }
         }
 
         /**
@@ -1286,7 +1298,7 @@ public final class KeyedLock<K> {
 
         @Override
         int reportedKeyHash() {
-            Object k = key;
+            Object k = key();
             return k != null ? k.hashCode() : 0;
         }
 
@@ -1299,20 +1311,32 @@ public final class KeyedLock<K> {
          */
         void bind(KeyedLock<?> home, int hash, Object key, Record next) {
             this.hash = hash;
-            this.key = key;
             this.home = home;
+            KEY.setRelease(this, key);
             NEXT.setRelease(this, next);
             revive();
             PINS.setVolatile(this, 1);
         }
 
+        /** Clears the binding after the deflater's {@code pins: 0 -> -1}, whose CAS orders these stores after it. */
         void unbind() {
             home = null;
-            key = null;
+            KEY.setOpaque(this, null);
+        }
+
+        /** The bound key, or null: read with acquire, for scans that hold no bucket lock. */
+        Object key() {
+            return KEY.getAcquire(this);
+        }
+
+        /** Whether the record is bound to {@code k} (the caller compared the hash). */
+        boolean isKey(Object k) {
+            Object mine = key();
+            return mine == k || (mine != null && k.equals(mine));
         }
 
         boolean isBoundTo(KeyedLock<?> lock, Object k) {
-            Object mine = key;
+            Object mine = key();
             return home == lock && mine != null && (mine == k || k.equals(mine));
         }
 
@@ -1352,12 +1376,14 @@ public final class KeyedLock<K> {
         }
 
         private static final VarHandle NEXT;
+        private static final VarHandle KEY;
         static final VarHandle PINS;
 
         static {
             try {
                 MethodHandles.Lookup l = MethodHandles.lookup();
                 NEXT = l.findVarHandle(Record.class, "next", Record.class);
+                KEY = l.findVarHandle(Record.class, "key", Object.class);
                 PINS = l.findVarHandle(Record.class, "pins", int.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);

@@ -751,7 +751,7 @@ public class VnaLock extends ConditionLock implements Lock {
 
     /** A deflated record bound to a new key becomes a free lock: its binder publishes the binding with this store. */
     final void revive() {
-        STATE.setVolatile(this, 0);
+        STATE.setRelease(this, 0); // release, as unlock's store: the CAS that reads it sees the binding
     }
 
     /**
