@@ -76,7 +76,7 @@ final class VnaCondition implements Condition {
     @Override
     public void awaitUninterruptibly() {
         Waiter w = enqueue("awaitUninterruptibly");
-        ConditionAwaitEvent event = ConditionAwaitEvent.beginIfEnabled(lock, Long.MAX_VALUE);
+        ConditionAwaitEvent event = beginAwaitEvent(Long.MAX_VALUE);
         int saved = lock.releaseFully("awaitUninterruptibly on");
         boolean interrupted = false;
         while (w.waiting()) {
@@ -113,8 +113,7 @@ final class VnaCondition implements Condition {
             throw new InterruptedException();
         }
         Waiter w = enqueue("awaitUntil");
-        ConditionAwaitEvent event = ConditionAwaitEvent.beginIfEnabled(lock,
-                untilDeadlineNanos(deadlineMillis, System.currentTimeMillis()));
+        ConditionAwaitEvent event = beginAwaitEvent(untilDeadlineNanos(deadlineMillis, System.currentTimeMillis()));
         int saved = lock.releaseFully("awaitUntil on");
         int mode = NORMAL;
         boolean timedOut = false;
@@ -152,7 +151,7 @@ final class VnaCondition implements Condition {
         }
         long deadline = System.nanoTime() + nanos;
         Waiter w = enqueue("await");
-        ConditionAwaitEvent event = ConditionAwaitEvent.beginIfEnabled(lock, timed ? nanos : Long.MAX_VALUE);
+        ConditionAwaitEvent event = beginAwaitEvent(timed ? nanos : Long.MAX_VALUE);
         int saved = lock.releaseFully("await on");
         int mode = NORMAL;
         boolean timedOut = false;
@@ -279,5 +278,10 @@ final class VnaCondition implements Condition {
                 return;
             }
         }
+    }
+
+    /** The await's JFR event, or null; the event class is not touched before JFR is ({@link JfrGate}). */
+    private ConditionAwaitEvent beginAwaitEvent(long timeoutNanos) {
+        return JfrGate.recorderStarted() ? ConditionAwaitEvent.beginIfEnabled(lock, timeoutNanos) : null;
     }
 }

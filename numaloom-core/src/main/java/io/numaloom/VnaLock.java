@@ -825,7 +825,8 @@ public class VnaLock extends ConditionLock implements Lock {
         Waiters w = waitersOrInflate();
         // Ask the placement (user code, which may throw) before anything changes.
         int n = w.queueCount == 1 ? 0 : Math.floorMod(currentQueue(), w.queueCount);
-        LockContendedEvent event = LockContendedEvent.beginIfEnabled(this, owner, n, w);
+        LockContendedEvent event = JfrGate.recorderStarted()
+                ? LockContendedEvent.beginIfEnabled(this, owner, n, w) : null; // no JFR yet: leave the event class alone
         if (newcomerSpin && w.heir() == null && spinAsNewcomer(me)) {
             acquiredUnqueued(event);
             return true;
