@@ -93,15 +93,7 @@ class JfrGateTest {
         /** One contended lock(), one contended lock(key) and one condition wait, each certainly in its slow path. */
         static void contendOnce() throws Exception {
             VnaLock lock = new VnaLock();
-            lock.lock();
-            Thread waiter = Thread.ofPlatform().start(() -> {
-                lock.lock();
-                lock.unlock();
-            });
-            awaitParked(waiter);
-            lock.unlock();
-            waiter.join();
-
+            contendedLock(lock);
             KeyedLock<String> keys = new KeyedLock<>();
             keys.lock("k");
             Thread keyWaiter = Thread.ofPlatform().start(() -> {
@@ -111,7 +103,23 @@ class JfrGateTest {
             awaitParked(keyWaiter);
             keys.unlock("k");
             keyWaiter.join();
+            timedAwait(lock);
+        }
 
+        /** A waiter that parks on {@code lock} while this thread holds it. */
+        static void contendedLock(VnaLock lock) throws InterruptedException {
+            lock.lock();
+            Thread waiter = Thread.ofPlatform().start(() -> {
+                lock.lock();
+                lock.unlock();
+            });
+            awaitParked(waiter);
+            lock.unlock();
+            waiter.join();
+        }
+
+        /** A condition wait of 1 ms that times out. */
+        static void timedAwait(VnaLock lock) throws InterruptedException {
             Condition c = lock.newCondition();
             lock.lock();
             try {
@@ -140,21 +148,8 @@ class JfrGateTest {
                 r.enable("io.numaloom.ConditionAwait").withThreshold(Duration.ZERO);
                 r.start();
                 VnaLock lock = new VnaLock();
-                lock.lock();
-                Thread waiter = Thread.ofPlatform().start(() -> {
-                    lock.lock();
-                    lock.unlock();
-                });
-                awaitParked(waiter);
-                lock.unlock();
-                waiter.join();
-                Condition c = lock.newCondition();
-                lock.lock();
-                try {
-                    c.awaitNanos(TimeUnit.MILLISECONDS.toNanos(1));
-                } finally {
-                    lock.unlock();
-                }
+                contendedLock(lock);
+                timedAwait(lock);
                 r.stop();
                 r.dump(file);
             }
