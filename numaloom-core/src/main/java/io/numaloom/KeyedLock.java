@@ -60,7 +60,8 @@ import java.util.function.Supplier;
  *     released it and reused by that thread's next bind, so locking ever new keys one at a time
  *     allocates nothing either.
  * <li><em>Several keys without deadlock.</em> {@link #lockAll} locks a collection of keys in one
- *     global order, equal keys once.
+ *     global order, equal keys once; {@link #lockAllInterruptibly} and {@link #tryLockAll} (at once,
+ *     or within a time) do the same, all or nothing.
  * </ul>
  * Keys must not change their {@code hashCode} or {@code equals} while in use, and
  * {@code equals} and {@code hashCode} should not block: they may be called while a short internal
@@ -143,7 +144,8 @@ public final class KeyedLock<K> {
      * done, and the records are locked in the order of their ids (given at creation, never
      * reused). Two calls that could wait for each other hold pins on the same records at once
      * (a key has at most one bound record, and a pinned record stays bound), so they lock in the
-     * same order: no cycle.
+     * same order: no cycle. lockAllInterruptibly and tryLockAll lock in that order too; one that
+     * gives up (time out, interrupt) unlocks what it had locked, latest first, before it unpins.
      *
      * Table. Buckets hold a chain head and a guard (the holding thread, or MOVED). A binder that
      * finds a chain of GROW_CHAIN records doubles the table; a deflater that empties a bucket of a
@@ -491,6 +493,7 @@ public final class KeyedLock<K> {
      * sets never wait for each other in a cycle, whatever the order of their collections. This is
      * the answer Guava's {@code Striped.bulkGet} gives for stripes, here for exact keys. Keys the
      * current thread already holds are re-entered. Release them with {@link #unlockAll}.
+     * {@link #lockAllInterruptibly} and {@link #tryLockAll} lock in the same order, all or nothing.
      *
      * <p>If a key's {@code equals} or {@code hashCode} throws, or {@code keys} holds null, nothing
      * is locked and the exception propagates.
@@ -499,17 +502,103 @@ public final class KeyedLock<K> {
      * @throws NullPointerException if {@code keys} is or contains null
      */
     public void lockAll(Collection<? extends K> keys) {
-        Record[] records = pinAll(keys);
+        try {
+            lockAllPinned(pinAll(keys), ALL_WAIT, 0L);
+        } catch (InterruptedException e) {
+            throw new AssertionError("lockAll waits uninterruptibly", e);
+        }
+    }
+
+    /**
+     * {@link #lockAll}, unless the current thread is interrupted: then the keys it had locked are
+     * released and nothing stays locked.
+     *
+     * @param keys the keys, in any order; equal keys are locked once
+     * @throws InterruptedException if the current thread is interrupted on entry or while waiting
+     * @throws NullPointerException if {@code keys} is or contains null
+     */
+    public void lockAllInterruptibly(Collection<? extends K> keys) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        lockAllPinned(pinAll(keys), ALL_INTERRUPTIBLY, 0L);
+    }
+
+    /**
+     * Acquires the locks of every key of {@code keys} if each is free or already held by the
+     * current thread, or none of them: all or nothing, without waiting, in the order of
+     * {@link #lockAll}.
+     *
+     * @param keys the keys, in any order; equal keys are locked once
+     * @return {@code true} if every key was locked; {@code false}, with none of them locked (and
+     *         the holds the current thread had before unchanged), otherwise
+     * @throws NullPointerException if {@code keys} is or contains null
+     */
+    public boolean tryLockAll(Collection<? extends K> keys) {
+        try {
+            return lockAllPinned(pinAll(keys), ALL_NOW, 0L);
+        } catch (InterruptedException e) {
+            throw new AssertionError("tryLockAll does not wait", e);
+        }
+    }
+
+    /**
+     * Acquires the locks of every key of {@code keys} within {@code time}, or none of them: waits
+     * as {@link #lockAll} does, in its order, so two calls cannot deadlock, and if the time runs out
+     * before the last key is locked, or the thread is interrupted, releases the keys it had locked.
+     * A time of zero or less tries each key once, as {@link #tryLockAll(Collection)}.
+     *
+     * @param keys the keys, in any order; equal keys are locked once
+     * @param time the longest time to wait, for all the keys together
+     * @param unit the unit of {@code time}
+     * @return {@code true} if every key was locked; {@code false}, with none of them locked, if the
+     *         time ran out first
+     * @throws InterruptedException if the current thread is interrupted on entry or while waiting;
+     *         then none of the keys is locked
+     * @throws NullPointerException if {@code keys} or {@code unit} is null, or {@code keys} contains null
+     */
+    public boolean tryLockAll(Collection<? extends K> keys, long time, TimeUnit unit) throws InterruptedException {
+        long nanos = Objects.requireNonNull(unit, "unit").toNanos(time);
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        return lockAllPinned(pinAll(keys), ALL_TIMED, nanos);
+    }
+
+    /** How {@link #lockAllPinned} waits for each key. */
+    private static final int ALL_WAIT = 0, ALL_INTERRUPTIBLY = 1, ALL_TIMED = 2, ALL_NOW = 3;
+
+    /**
+     * Locks {@code records}, pinned by {@link #pinAll} and in its order, all or none, waiting for each
+     * as {@code how} says ({@code nanos} for all of them together when timed); unpins them however it
+     * ends. On a failure, an interrupt or an Error, it releases those it had locked, latest first.
+     */
+    private static boolean lockAllPinned(Record[] records, int how, long nanos) throws InterruptedException {
+        long start = how == ALL_TIMED ? System.nanoTime() : 0L;
         int locked = 0;
         try {
             for (Record r : records) {
                 if (!r.tryLockPinned()) {
-                    r.lock();
+                    boolean got = switch (how) {
+                        case ALL_WAIT -> {
+                            r.lock();
+                            yield true;
+                        }
+                        case ALL_INTERRUPTIBLY -> {
+                            r.lockInterruptibly();
+                            yield true;
+                        }
+                        case ALL_TIMED -> r.tryLock(Math.max(0L, nanos - (System.nanoTime() - start)), TimeUnit.NANOSECONDS);
+                        default -> r.tryLock();
+                    };
+                    if (!got) {
+                        break;
+                    }
                 }
                 locked++;
             }
         } finally {
-            if (locked < records.length) { // an Error in lock(): undo, as if nothing was locked
+            if (locked < records.length) { // undo, as if nothing was locked
                 for (int i = locked - 1; i >= 0; i--) {
                     records[i].unlock();
                 }
@@ -518,6 +607,7 @@ public final class KeyedLock<K> {
                 unpin(r);
             }
         }
+        return locked == records.length;
     }
 
     /**

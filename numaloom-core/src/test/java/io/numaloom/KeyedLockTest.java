@@ -238,7 +238,17 @@ class KeyedLockTest {
                     List<Key> set = me % 2 == 0 ? List.of(new Key(a, a % 2), new Key(c, c % 2))
                             : List.of(new Key(c, c % 2), new Key(a, a % 2));
                     expected.addAndGet(a == c ? 1 : 2);
-                    locks.lockAll(set);
+                    if (me % 3 == 1) { // the timed, all-or-nothing form, retried
+                        try {
+                            while (!locks.tryLockAll(set, 1, TimeUnit.MILLISECONDS)) {
+                                Thread.onSpinWait();
+                            }
+                        } catch (InterruptedException e) {
+                            throw new AssertionError(e);
+                        }
+                    } else {
+                        locks.lockAll(set);
+                    }
                     try {
                         counters[a]++;
                         if (c != a) {
@@ -263,6 +273,109 @@ class KeyedLockTest {
             total += c;
         }
         assertEquals(expected.get(), total, "lost updates");
+        assertEquals(0, locks.activeKeys());
+    }
+
+    @Test
+    void tryLockAllLocksEveryKeyOrNone() throws Exception {
+        KeyedLock<String> locks = KeyedLock.builder().releaseIdleKeysInBackground(false).build();
+        locks.lock("a"); // held by this thread: re-entered by a success, and left as it was by a failure
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch letGo = new CountDownLatch(1);
+        Thread other = Thread.ofPlatform().start(() -> {
+            locks.lock("c");
+            holding.countDown();
+            try {
+                letGo.await();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            } finally {
+                locks.unlock("c");
+            }
+        });
+        holding.await();
+        assertFalse(locks.tryLockAll(List.of("a", "b", "c")));
+        assertFalse(locks.tryLockAll(List.of("c", "b", "a"), 10, TimeUnit.MILLISECONDS));
+        assertFalse(locks.tryLockAll(List.of("b", "c", "a"), -1, TimeUnit.SECONDS), "no time: one try per key");
+        assertEquals(1, locks.getHoldCount("a"), "a failed tryLockAll changed a hold");
+        assertFalse(locks.isLocked("b"), "a failed tryLockAll left a key locked");
+        assertEquals(2, locks.activeKeys(), "a failed tryLockAll left a key pinned: only a and c are in use");
+        letGo.countDown();
+        other.join();
+        assertTrue(locks.tryLockAll(List.of("c", "a", "b", new String("b"))));
+        assertEquals(2, locks.getHoldCount("a"));
+        assertEquals(1, locks.getHoldCount("b"), "equal keys are locked once");
+        assertEquals(1, locks.getHoldCount("c"));
+        locks.unlockAll(List.of("a", "b", "c"));
+        locks.unlock("a");
+        assertTrue(locks.tryLockAll(List.of("d", "e"), 0, TimeUnit.NANOSECONDS));
+        locks.unlockAll(List.of("e", "d"));
+        assertTrue(locks.tryLockAll(List.of()));
+        assertThrows(NullPointerException.class, () -> locks.tryLockAll(java.util.Arrays.asList("x", null)));
+        assertThrows(NullPointerException.class, () -> locks.tryLockAll(List.of("x"), 1, null));
+        assertEquals(0, locks.activeKeys());
+    }
+
+    @Test
+    void tryLockAllWithATimeWaitsForTheHolder() throws Exception {
+        KeyedLock<String> locks = KeyedLock.builder().releaseIdleKeysInBackground(false).build();
+        locks.lock("y");
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread waiter = Thread.ofPlatform().start(() -> {
+            try {
+                boolean all = locks.tryLockAll(List.of("x", "y", "z"), 60, TimeUnit.SECONDS);
+                outcome.set(all && locks.getHoldCount("x") == 1 && locks.getHoldCount("y") == 1
+                        && locks.getHoldCount("z") == 1);
+                locks.unlockAll(List.of("x", "y", "z"));
+            } catch (Throwable e) {
+                outcome.set(e);
+            }
+        });
+        LockEventsTest.awaitParked(waiter);
+        locks.unlock("y");
+        waiter.join();
+        assertEquals(Boolean.TRUE, outcome.get());
+        assertEquals(0, locks.activeKeys());
+    }
+
+    /**
+     * A thread that holds one key of its set and waits for another is interrupted: it throws, and
+     * gives back the key it held. Idle keys stay bound (no background release), so the order of
+     * the records, and so which key the waiter holds while it waits, is known.
+     */
+    @org.junit.jupiter.params.ParameterizedTest(name = "timed: {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void anInterruptedLockAllGivesBackWhatItHeld(boolean timed) throws Exception {
+        KeyedLock<String> locks = KeyedLock.builder().releaseIdleKeysInBackground(false).build();
+        locks.lock("q1");
+        locks.unlock("q1"); // bound first: its record comes first in the order of lockAll
+        locks.lock("q2");
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread waiter = Thread.ofPlatform().start(() -> {
+            try {
+                if (timed) {
+                    locks.tryLockAll(List.of("q2", "q1"), 60, TimeUnit.SECONDS);
+                } else {
+                    locks.lockAllInterruptibly(List.of("q2", "q1"));
+                }
+                thrown.set(new AssertionError("locked both while the other thread held q2"));
+            } catch (Throwable e) {
+                thrown.set(e);
+            }
+        });
+        LockEventsTest.awaitParked(waiter);
+        assertTrue(locks.isLocked("q1"), "the waiter holds q1 while it waits for q2");
+        waiter.interrupt();
+        waiter.join();
+        assertTrue(thrown.get() instanceof InterruptedException, String.valueOf(thrown.get()));
+        assertFalse(locks.isLocked("q1"), "an interrupted lockAll kept a key");
+        assertEquals(1, locks.activeKeys(), "only q2, held by this thread, is in use");
+        locks.unlock("q2");
+        Thread.currentThread().interrupt();
+        assertThrows(InterruptedException.class, () -> locks.lockAllInterruptibly(List.of("z")));
+        Thread.currentThread().interrupt();
+        assertThrows(InterruptedException.class, () -> locks.tryLockAll(List.of("z"), 1, TimeUnit.SECONDS));
+        assertFalse(locks.isLocked("z"));
         assertEquals(0, locks.activeKeys());
     }
 
