@@ -1357,7 +1357,7 @@ public final class KeyedLock<K> {
          * cleared, so that the record can be deflated.
          */
         void dropOrphanReservation() {
-            if ((int) STATE.getVolatile(this) == RESERVED) { // a failing CAS costs as much as one that succeeds
+            if ((int) STATE.getOpaque(this) == RESERVED) { // a hint: the CAS decides; a failing CAS costs as much as one that succeeds
                 STATE.compareAndSet(this, RESERVED, 0);
             }
         }
@@ -1426,8 +1426,7 @@ public final class KeyedLock<K> {
         }
 
         boolean isBoundTo(KeyedLock<?> lock, Object k) {
-            Object mine = key();
-            return home == lock && mine != null && (mine == k || k.equals(mine));
+            return home == lock && isKey(k);
         }
 
         /** A pin on a record that may be being deflated: fails once its pins are -1. */
