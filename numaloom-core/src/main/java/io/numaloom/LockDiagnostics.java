@@ -84,7 +84,8 @@ public final class LockDiagnostics {
      * @param reservations        times a heir past its deadline ({@link VnaLock#PATIENCE_NANOS} as heir, or
      *                            {@link VnaLock#STARVATION_NANOS} since it queued) reserved the lock
      * @param yields              times a thread that released the lock yielded to an overdue heir: one that had
-     *                            not reserved it, or one that had reserved it and that the release woke
+     *                            not reserved it (virtual releasers only), or one that had reserved it and that
+     *                            the release woke
      * @param lapses              times {@code tryLock()} took a lock that no thread held but a heir had reserved
      *                            and not taken for {@link VnaLock#RESERVATION_GRACE_NANOS}
      */

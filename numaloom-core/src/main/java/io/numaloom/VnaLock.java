@@ -181,11 +181,17 @@ public class VnaLock extends ConditionLock implements Lock {
      * woken by a running owner is queued on the owner's carrier; it runs there only when the owner's
      * virtual thread parks or yields, which an owner that barges never does, and elsewhere only if
      * another carrier is free and its CPU is not taken by the operating system. So every
-     * {@link #OVERDUE_CHECK_INTERVAL}th contended release looks at the heir's deadline, and a
-     * releasing thread that finds the heir overdue and the lock not reserved yields (after its
-     * release, never holding the lock): the heir gets the carrier, or CPU, it may have been waiting
-     * for, finds the lock free and takes it. Without this, on 8 virtual threads on 2 cores, an owner
-     * often kept the lock for its whole share of the work while the heir it had woken never ran.
+     * {@link #OVERDUE_CHECK_INTERVAL}th contended release by a virtual thread looks at the heir's
+     * deadline, and a releasing virtual thread that finds the heir overdue and the lock not reserved
+     * yields (after its release, never holding the lock): the heir gets the carrier it may have been
+     * waiting for, finds the lock free and takes it. Without this, on 8 virtual threads on 2 cores, an
+     * owner often kept the lock for its whole share of the work while the heir it had woken never ran.
+     * A platform thread does not make this check: the kernel preempts a running owner and runs a
+     * woken heir within its own time slice, and {@code sched_yield} hands the CPU to any runnable
+     * thread, not to the heir. With 8 platform threads on 2 cores the yield cost a context switch
+     * per 1,000 to 2,500 operations and nothing it was for: dropping it raised VNA from 0.90 to 0.99
+     * of unfair {@code ReentrantLock} on the LRU cache (3 alternating runs each), and from 0.85-0.88
+     * to 0.94-0.97 on RandBash at 8 threads (2 each).
      *
      * <p><b>Unlock and the benign race.</b> {@code unlock} of a lock whose {@code Waiters} is
      * absent, or whose {@code queued} is zero, stores 0 into {@code state} with release semantics:
@@ -1201,11 +1207,12 @@ public class VnaLock extends ConditionLock implements Lock {
      * waiting for it: at once when the lock is reserved and the release woke the heir (it
      * reserved, then parked; woken by a virtual owner it is queued on the owner's carrier, which
      * a caller that goes on to retry {@code tryLock()} would keep busy); and, now and then, when
-     * the heir is overdue and has not reserved, so has not run since its deadline.
+     * the releasing thread is virtual and the heir is overdue and has not reserved, so has not run
+     * since its deadline (see "Yielding to an overdue heir" above).
      */
     private void releaseContended(Waiters w) {
         w.forgetQueuedOwner();
-        boolean look = timeToLookAtHeir();
+        boolean look = Thread.currentThread().isVirtual() && timeToLookAtHeir();
         int s = (int) STATE.getAndAdd(this, -LOCKED);
         boolean woke = w.wakeHeir(null);
         if ((s & RESERVED) != 0 ? woke : look && w.heirOverdue()) {
