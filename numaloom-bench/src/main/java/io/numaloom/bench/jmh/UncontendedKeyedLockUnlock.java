@@ -14,6 +14,9 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
@@ -21,7 +24,10 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The cost of an uncontended {@code lock(key)/unlock(key)} pair, for the ways Java code gets "a lock per key",
- * cycling over {@link #KEYS} recurring keys (boxed once, so the keys themselves allocate nothing):
+ * cycling over {@link #keyCount} keys in a shuffled order (boxed once, so the keys themselves allocate nothing):
+ * 64 recurring keys, or 65,536, more than {@code KeyedLock}'s default budget of 1024 idle keys, so that each of
+ * its pairs binds a key not seen lately and releases an idle one (the {@code sync-many-keys} bench of
+ * {@code configs/keyed.json}, on one thread):
  * <ul>
  * <li>{@code KEYED_LOCK}: {@link KeyedLock}, exact per key; the 64 keys stay bound while idle (its default budget is
  *     1024 idle keys), so a pair is a lookup and a CAS to lock, a lookup and a store to unlock;
@@ -47,15 +53,19 @@ import java.util.concurrent.locks.ReentrantLock;
 @State(Scope.Thread)
 public class UncontendedKeyedLockUnlock {
 
-    /** Keys cycled through; a power of two. */
-    static final int KEYS = 64;
+    /**
+     * Keys cycled through; a power of two. 64: they stay bound in a {@code KeyedLock} while idle. 65536: each
+     * {@code KeyedLock} pair binds its key and releases an idle one; the map of locks grows to 65,536 locks.
+     */
+    @Param({"64", "65536"})
+    public int keyCount;
 
     /** Which way of locking per key. */
     @Param({"KEYED_LOCK", "STRIPED", "LAZY_WEAK_STRIPED", "MAP_OF_LOCKS"})
     public String scheme;
 
     private PerKey locks;
-    private final Integer[] keys = new Integer[KEYS];
+    private Integer[] keys;
     private int next;
 
     /**
@@ -71,9 +81,14 @@ public class UncontendedKeyedLockUnlock {
 
     @Setup
     public void create() {
-        for (int i = 0; i < KEYS; i++) {
+        if (Integer.bitCount(keyCount) != 1) {
+            throw new IllegalArgumentException("keyCount must be a power of two, got " + keyCount);
+        }
+        keys = new Integer[keyCount];
+        for (int i = 0; i < keyCount; i++) {
             keys[i] = 1_000 + i;
         }
+        Collections.shuffle(Arrays.asList(keys), new Random(42)); // no bucket order to help a scheme's caches
         locks = switch (scheme) {
             case "KEYED_LOCK" -> keyed(new KeyedLock<>());
             case "STRIPED" -> striped(Striped.lock(64));
@@ -111,7 +126,7 @@ public class UncontendedKeyedLockUnlock {
 
     @Benchmark
     public void lockUnlock() {
-        Integer key = keys[next++ & (KEYS - 1)];
+        Integer key = keys[next++ & (keyCount - 1)];
         locks.unlock(key, locks.lock(key));
     }
 }
