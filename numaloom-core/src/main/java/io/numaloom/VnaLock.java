@@ -188,10 +188,11 @@ public class VnaLock extends ConditionLock implements Lock {
      * owner often kept the lock for its whole share of the work while the heir it had woken never ran.
      * A platform thread does not make this check: the kernel preempts a running owner and runs a
      * woken heir within its own time slice, and {@code sched_yield} hands the CPU to any runnable
-     * thread, not to the heir. With 8 platform threads on 2 cores the yield cost a context switch
-     * per 1,000 to 2,500 operations and nothing it was for: dropping it raised VNA from 0.90 to 0.99
-     * of unfair {@code ReentrantLock} on the LRU cache (3 alternating runs each), and from 0.85-0.88
-     * to 0.94-0.97 on RandBash at 8 threads (2 each).
+     * thread, not to the heir. With 8 platform threads on 2 cores the LRU cache of real-world.json
+     * yielded once per 2,000 to 4,000 operations, for nothing: dropping the yield raised VNA from 0.90
+     * to 0.99 of unfair {@code ReentrantLock} there (3 alternating runs each of 10 warm-up and 20
+     * measured rounds; a 3-fork run of the whole configuration then read 0.91, within the
+     * intervals), and from 0.85-0.88 to 0.94-0.97 on RandBash at 8 threads (2 each).
      *
      * <p><b>Unlock and the benign race.</b> {@code unlock} of a lock whose {@code Waiters} is
      * absent, or whose {@code queued} is zero, stores 0 into {@code state} with release semantics:
