@@ -56,9 +56,15 @@ import java.util.function.Supplier;
  *     {@link #IDLE_SWEEP_MILLIS} ms, so an idle {@code KeyedLock} eventually keeps no reference to
  *     any key and shrinks back to its size when new. {@link #releaseIdleKeys()} does it at once.
  *     Keys in use (held, waited for, awaited) are never released.
+ * <li><em>Cheap on keys not seen lately.</em> Once {@code idleKeys} keys are bound, a thread that
+ *     locks a key without a record holds it <em>thin</em>: it marks the key held in the key's hash
+ *     bucket (a short bucket lock and a store) and releases it with one compare-and-set, binding
+ *     no record and releasing no idle one. A second thread that wants the key, or the holder's
+ *     re-entry or a condition of the key, turns the thin hold into a record the holder holds. A
+ *     thread holds at most one key thin at a time.
  * <li><em>No allocation in steady state.</em> A released record is kept by the thread that
  *     released it and reused by that thread's next bind, so locking ever new keys one at a time
- *     allocates nothing either.
+ *     allocates nothing either. A thread's first thin hold allocates its one thin-hold node.
  * <li><em>Several keys without deadlock.</em> {@link #lockAll} locks a collection of keys in one
  *     global order, equal keys once; {@link #lockAllInterruptibly} and {@link #tryLockAll} (at once,
  *     or within a time) do the same, all or nothing.
@@ -71,7 +77,10 @@ import java.util.function.Supplier;
  * an object carries no monitor until one is needed, and a monitor record is bound to it on demand
  * and taken back speculatively, with one compare-and-set deciding each race between a thread that
  * found the record and the thread that takes it back; here records are taken back lazily, within
- * a budget, as HotSpot's asynchronous monitor deflation (JDK 15, JDK-8153224) does.
+ * a budget, as HotSpot's asynchronous monitor deflation (JDK 15, JDK-8153224) does. Thin holds
+ * follow D. F. Bacon, R. Konuru, C. Murthy and M. Serrano, "Thin Locks: Featherweight
+ * Synchronization for Java" (PLDI '98): a lock held without contention is a word naming its
+ * holder, inflated into a full monitor when a second thread needs it.
  *
  * @param <K> the type of the keys
  */
@@ -94,7 +103,10 @@ public final class KeyedLock<K> {
      * one linked record per key: a thread binds a new record only after scanning the bucket's
      * chain under the bucket lock and finding none for the key. (5) BOUND counts the linked
      * records, except while a binder is between its bind and its count: it counts the bind and the
-     * deflations that the bind paid for in one update after both.
+     * deflations that the bind paid for in one update after both. (6) A key has at most one of a
+     * linked record and a thin hold: a thin hold is published only under the bucket lock, after
+     * the chain showed no record of the key, and a record is bound only after the chain and the
+     * thin slot showed neither (a thin hold of the key is inflated instead).
      *
      * Fast path (lockBound). A locker scans the chain without the bucket lock, and on a record
      * whose binding matches takes the lock word 0 -> LOCKED by CAS, then reads the binding again:
@@ -139,6 +151,29 @@ public final class KeyedLock<K> {
      * idle keys will recur. The Deflater thread calls releaseIdleKeys on every live lock with
      * bound keys once every IDLE_SWEEP_MILLIS, so a key that nobody uses is released within about
      * that.
+     *
+     * Thin holds. Once the lock keeps idleKeys records bound, binding one more for a key not seen
+     * lately costs a deflation (a second bucket lock, the claim and unpin CASes, the unbinding);
+     * over a stream of distinct keys that was the whole cost of an acquisition. So lock, tryLock
+     * and the section methods hold such a key thin instead (pinOrBind): under the bucket lock,
+     * having found no record of the key, the thread writes its Thin node's key and hash and
+     * publishes the node in the bucket's thin slot with a release store. One slot per bucket and
+     * one node per thread: a thread whose node is in use, or that finds the slot taken, binds a
+     * record as before. The holder releases with one CAS of the slot from its node to null,
+     * without the bucket lock, then clears its node's key (releaseThin). Whatever needs a record of
+     * the key inflates the hold, under the bucket lock (inflate): a second locker of the key (the
+     * pinned path, lockAll included), the holder's own re-entry or condition await, and a resize.
+     * The inflater reads the node's key, CASes the slot from the node to null, clears the node's
+     * key, binds a record held once by the node's thread (Record.bindHeld: owner, then the lock word
+     * DEFLATED -> LOCKED, never passing 0) and links it. Release against inflate is that one CAS on
+     * the slot: a holder whose CAS fails had its hold moved into the record, which the inflater
+     * linked before it let go of the bucket lock, so the holder's heldRecord (whose last scan takes
+     * that lock) finds it and unlocks it. Queries by the holder read the thin slot first and the
+     * chain second, so a hold inflated in between is seen as the record. A resize inflates every
+     * thin hold of the old table before it re-links the records: new tables start with empty thin
+     * slots, and a holder's CAS on an old slot fails. The key cleared by the inflater (before the
+     * link) and by the holder (after its CAS) is written with opaque stores, so the two writes of
+     * null and the holder's next key have one order.
      *
      * lockAll. Every key's record is pinned first, so none can be deflated until the call is
      * done, and the records are locked in the order of their ids (given at creation, never
@@ -187,6 +222,14 @@ public final class KeyedLock<K> {
 
     /** Each thread keeps the last record it unbound, to bind without allocating. */
     private static final ThreadLocal<Record> SPARE = new ThreadLocal<>();
+
+    /** Each thread's one {@link Thin} hold, made on its first thin hold. */
+    private static final ThreadLocal<Thin> THIN_HOLD = ThreadLocal.withInitial(Thin::new);
+
+    /** What {@link #pinOrBind} returns when it took a thin hold. */
+    private static final Object THIN = new Object();
+    /** What {@link #lockBound} returns when it found the key's record but did not lock it. */
+    private static final Object MISSED = new Object();
 
     private final byte mode;
     private final QueuePlacement placement;
@@ -354,8 +397,9 @@ public final class KeyedLock<K> {
      */
     public void lock(K key) {
         int h = spread(key.hashCode());
-        if (lockBound(key, h, true) == null) {
-            lockPinned(key, h);
+        Object o = lockBound(key, h, true);
+        if (!(o instanceof Record)) {
+            lockPinned(key, h, o == null);
         }
     }
 
@@ -370,7 +414,7 @@ public final class KeyedLock<K> {
             throw new InterruptedException();
         }
         int h = spread(key.hashCode());
-        if (lockBound(key, h, false) != null) {
+        if (lockBound(key, h, false) instanceof Record) {
             return;
         }
         Record r = pin(key, h);
@@ -391,10 +435,15 @@ public final class KeyedLock<K> {
      */
     public boolean tryLock(K key) {
         int h = spread(key.hashCode());
-        if (lockBound(key, h, false) != null) {
+        Object o = lockBound(key, h, false);
+        if (o instanceof Record) {
             return true;
         }
-        Record r = pin(key, h);
+        o = pinOrHoldThin(key, h, true, o == null);
+        if (o == THIN) {
+            return true;
+        }
+        Record r = (Record) o;
         try {
             return r.tryLockPinned() || r.tryLock();
         } finally {
@@ -417,7 +466,7 @@ public final class KeyedLock<K> {
             throw new InterruptedException();
         }
         int h = spread(key.hashCode());
-        if (lockBound(key, h, false) != null) {
+        if (lockBound(key, h, false) instanceof Record) {
             return true;
         }
         Record r = pin(key, h);
@@ -436,11 +485,40 @@ public final class KeyedLock<K> {
      * @throws IllegalMonitorStateException if the current thread does not hold it
      */
     public void unlock(K key) {
+        int h = spread(Objects.requireNonNull(key, "key").hashCode());
+        if (!releaseThin(key, h)) {
+            unlockRecord(key);
+        }
+    }
+
+    /** Releases one hold of the record of {@code key}, which the current thread holds. */
+    private void unlockRecord(Object key) {
         Record r = heldRecord(key);
         if (r == null) {
             throw notHeld("unlock", key);
         }
         r.unlock();
+    }
+
+    /**
+     * Ends the current thread's thin hold of {@code key}, if it has one: true. False if it has
+     * none, or had one that another thread inflated meanwhile into a record the current thread
+     * now holds (the caller then unlocks the record). The CAS races the inflater's.
+     */
+    private boolean releaseThin(Object key, int h) {
+        Table t = table;
+        int i = t.index(h);
+        Thin n = t.thin(i);
+        if (n == null || n.thread != Thread.currentThread()) {
+            return false;
+        }
+        Object k = n.key();
+        if (n.hash != h || k == null || (k != key && !key.equals(k))) {
+            return false; // our thin hold here is of another key, or was inflated
+        }
+        boolean released = t.clearThin(i, n); // RACE: release against inflate (or a resize), on the thin slot
+        n.setKey(null); // free again either way (an inflater that won cleared it already)
+        return released;
     }
 
     /**
@@ -454,11 +532,12 @@ public final class KeyedLock<K> {
      */
     public <T> T withLock(K key, Supplier<? extends T> action) {
         Objects.requireNonNull(action, "action");
-        Record r = lockForSection(key);
+        int h = spread(key.hashCode());
+        Record r = lockForSection(key, h);
         try {
             return action.get();
         } finally {
-            r.unlock();
+            unlockSection(r, key, h);
         }
     }
 
@@ -471,19 +550,28 @@ public final class KeyedLock<K> {
      */
     public void runWithLock(K key, Runnable action) {
         Objects.requireNonNull(action, "action");
-        Record r = lockForSection(key);
+        int h = spread(key.hashCode());
+        Record r = lockForSection(key, h);
         try {
             action.run();
         } finally {
-            r.unlock();
+            unlockSection(r, key, h);
         }
     }
 
-    /** {@link #lock}, returning the record locked, which the caller unlocks directly. */
-    private Record lockForSection(K key) {
-        int h = spread(key.hashCode());
-        Record r = lockBound(key, h, true);
-        return r != null ? r : lockPinned(key, h);
+    /** {@link #lock}, returning the record locked, which the caller unlocks directly, or null for a thin hold. */
+    private Record lockForSection(K key, int h) {
+        Object o = lockBound(key, h, true);
+        return o instanceof Record r ? r : lockPinned(key, h, o == null);
+    }
+
+    /** The end of a section begun by {@link #lockForSection}: the record's unlock, or the thin hold's release. */
+    private void unlockSection(Record r, K key, int h) {
+        if (r != null) {
+            r.unlock();
+        } else if (!releaseThin(key, h)) {
+            unlockRecord(key); // inflated while we held it
+        }
     }
 
     /**
@@ -623,7 +711,12 @@ public final class KeyedLock<K> {
         Objects.requireNonNull(keys, "keys");
         Record[] held = new Record[keys.size()];
         int n = 0;
+        K thin = null; // a thread holds at most one key thin
         for (K key : keys) {
+            if (thinHolder(key) == Thread.currentThread()) {
+                thin = key;
+                continue;
+            }
             Record r = heldRecord(key);
             if (r == null) {
                 throw notHeld("unlockAll", key);
@@ -635,6 +728,9 @@ public final class KeyedLock<K> {
             if (i == 0 || held[i] != held[i - 1]) {
                 held[i].unlock();
             }
+        }
+        if (thin != null && !releaseThin(thin, spread(thin.hashCode()))) {
+            unlockRecord(thin); // inflated meanwhile
         }
     }
 
@@ -658,6 +754,9 @@ public final class KeyedLock<K> {
      * @param key the key
      */
     public boolean isLocked(K key) {
+        if (thinHolder(key) != null) {
+            return true;
+        }
         Record r = boundRecord(key);
         return r != null && r.isLocked() && r.isBoundTo(this, key);
     }
@@ -668,7 +767,7 @@ public final class KeyedLock<K> {
      * @param key the key
      */
     public boolean isHeldByCurrentThread(K key) {
-        return heldRecord(key) != null;
+        return getHoldCount(key) > 0;
     }
 
     /**
@@ -677,8 +776,55 @@ public final class KeyedLock<K> {
      * @param key the key
      */
     public int getHoldCount(K key) {
+        // The thin hold first: one inflated meanwhile is a record by the time heldRecord's scan
+        // under the bucket lock looks (the inflater links it before it lets go of that lock).
+        if (thinHolder(key) == Thread.currentThread()) {
+            return 1;
+        }
         Record r = heldRecord(key);
         return r == null ? 0 : r.getHoldCount();
+    }
+
+    /** The thread that holds {@code key} thin now, or null; exact for the current thread, a snapshot for others. */
+    private Thread thinHolder(Object key) {
+        int h = spread(Objects.requireNonNull(key, "key").hashCode());
+        Table t = table;
+        Thin n = t.thin(t.index(h));
+        if (n == null || n.hash != h) {
+            return null;
+        }
+        Thread holder = n.thread;
+        Object k = n.key();
+        return k != null && (k == key || key.equals(k)) && t.thin(t.index(h)) == n ? holder : null;
+    }
+
+    /**
+     * The record of {@code key} that the current thread holds, after inflating the current
+     * thread's thin hold of the key if it has one (a condition's await needs a record); or null.
+     */
+    private Record heldRecordInflating(Object key) {
+        int h = spread(key.hashCode());
+        for (;;) {
+            if (thinHolder(key) != Thread.currentThread()) {
+                return heldRecord(key);
+            }
+            Table t = table;
+            int i = t.index(h);
+            if (!t.lock(i)) {
+                continue;
+            }
+            Record r;
+            try {
+                Thin n = t.thin(i);
+                r = n != null && n.thread == Thread.currentThread() && n.hash == h ? inflate(t, i, n, key, 0) : null;
+            } finally {
+                t.unlock(i);
+            }
+            if (r != null) {
+                countBound(1);
+                return r;
+            }
+        }
     }
 
     /**
@@ -710,6 +856,9 @@ public final class KeyedLock<K> {
                         if (r.inUse()) {
                             n++;
                         }
+                    }
+                    if (t.thin(i) != null) {
+                        n++;
                     }
                 } finally {
                     t.unlock(i);
@@ -793,34 +942,40 @@ public final class KeyedLock<K> {
      * takes its free lock with one CAS (with {@code spin}, after VnaLock's newcomer spin, about a
      * microsecond, if the lock is held and nobody is queued; {@code tryLock(key)} does not spin). The binding read before the CAS is read again after it: a
      * record that was deflated and rebound in between is released again (it is no longer this
-     * key's). False when the record is missing, the lock is not free, or the CAS lost a race; the
-     * pinned path then decides. Returns the record it locked, or null.
+     * key's). Returns the record it locked; {@link #MISSED} if it found the record but the lock was
+     * not free or the CAS lost a race; null if it found no record of the key (then the slow path
+     * goes to the bucket lock at once). Either way the slow path decides.
      */
-    private Record lockBound(Object key, int h, boolean spin) {
+    private Object lockBound(Object key, int h, boolean spin) {
         Table t = table;
         Record r = t.head(t.index(h));
         for (int hops = 0; r != null && hops < MAX_HOPS; hops++, r = r.next()) {
             Object k = r.key();
             if (r.hash == h && k != null && (k == key || key.equals(k))) {
                 if (!(spin ? r.tryLockBriefly() : r.tryLockUnqueued())) { // RACE: lock against deflate, on the lock word
-                    return null;
+                    return MISSED;
                 }
                 if (r.key() == k && r.home == this) {
                     return r;
                 }
                 r.unlock(); // rebound between our read of the binding and our CAS
-                return null;
+                return MISSED;
             }
         }
         return null;
     }
 
     /**
-     * The slow path of {@link #lock}: pins the key's record, locks it, unpins. Returns the record. The
-     * fast path has spun as a newcomer already, so the record's lock does not spin again.
+     * The slow path of {@link #lock}: takes a thin hold of the key and returns null, or pins the
+     * key's record, locks it, unpins and returns it. The fast path has spun as a newcomer already,
+     * so the record's lock does not spin again.
      */
-    private Record lockPinned(Object key, int h) {
-        Record r = pin(key, h);
+    private Record lockPinned(Object key, int h, boolean scan) {
+        Object o = pinOrHoldThin(key, h, true, scan);
+        if (o == THIN) {
+            return null;
+        }
+        Record r = (Record) o;
         try {
             if (!r.tryLockPinned()) {
                 r.lockAfterSpin();
@@ -833,11 +988,20 @@ public final class KeyedLock<K> {
 
     /** Finds or binds the record of {@code key} and pins it. */
     private Record pin(Object key, int h) {
-        for (;;) {
+        return (Record) pinOrHoldThin(key, h, false, true);
+    }
+
+    /**
+     * Finds or binds the record of {@code key} and pins it, or, if {@code thinOk}, may take a thin
+     * hold of the key instead and return {@link #THIN}. Without {@code scan} (the fast path's scan
+     * has just found no record of the key) it goes to the bucket lock at once.
+     */
+    private Object pinOrHoldThin(Object key, int h, boolean thinOk, boolean scan) {
+        for (;; scan = true) {
             Table t = table;
-            Record r = pinScanning(t, h, key);
+            Object r = scan ? pinScanning(t, h, key) : null;
             if (r == null) {
-                r = pinOrBind(t, h, key);
+                r = pinOrBind(t, h, key, thinOk);
             }
             if (r != null) {
                 return r;
@@ -906,8 +1070,13 @@ public final class KeyedLock<K> {
         return null;
     }
 
-    /** Under the bucket lock: pins the record of key, or binds one. Null if the table moved. */
-    private Record pinOrBind(Table t, int h, Object key) {
+    /**
+     * Under the bucket lock: pins the record of key, or inflates the key's thin hold into a record
+     * held by its holder and pins that, or, if {@code thinOk} and the lock keeps its idle keys
+     * bound up to the budget already, takes a thin hold of the key for the current thread and
+     * returns {@link #THIN}, or binds a record and pins it. Null if the table moved.
+     */
+    private Object pinOrBind(Table t, int h, Object key, boolean thinOk) {
         int i = t.index(h);
         if (!t.lock(i)) {
             return null;
@@ -921,26 +1090,63 @@ public final class KeyedLock<K> {
                     return r;
                 }
             }
-            bound = spareRecord();
-            bound.bind(this, h, key, t.head(i));
-            t.setHead(i, bound);
+            Thin n = t.thin(i);
+            bound = n != null && n.hash == h ? inflate(t, i, n, key, 1) : null;
+            if (bound == null && thinOk && t.thin(i) == null && (int) BOUND.getVolatile(this) >= idleKeys) {
+                Thin mine = THIN_HOLD.get();
+                if (mine.key() == null) {
+                    mine.hash = h;
+                    mine.setKey(key);
+                    t.setThin(i, mine); // release: an inflater that reads the slot sees key and hash
+                    return THIN;
+                }
+            }
+            if (bound == null) {
+                bound = spareRecord();
+                bound.bind(this, h, key, t.head(i));
+                t.setHead(i, bound);
+            }
         } finally {
             t.unlock(i);
         }
         // The bind and the deflations it pays for are counted in one update, none in the steady
         // state (one deflation per bind): BOUND is then only read, and its line stays shared.
         int over = (int) BOUND.getVolatile(this) + 1 - idleKeys;
-        int delta = 1 - (over > 0 ? deflateNearBind(h, Math.min(2, over)) : 0);
+        countBound(1 - (over > 0 ? deflateNearBind(h, Math.min(2, over)) : 0));
+        if (chain >= GROW_CHAIN && t.buckets < MAX_BUCKETS) {
+            resize(t, true);
+        }
+        return bound;
+    }
+
+    /**
+     * Under bucket i's lock: if thin hold {@code n} is of {@code key} (null: of any key, for a
+     * resize), ends it with the CAS that its holder's release races ({@link Table#clearThin}) and
+     * binds a record held once by the holder, pinned {@code pins} times, linked at the head of
+     * bucket i's chain. Returns the record, or null if the hold is
+     * of another key or its holder released it first. The key is read before the CAS and cleared
+     * after it, before the record is linked.
+     */
+    private Record inflate(Table t, int i, Thin n, Object key, int pins) {
+        Object k = n.key();
+        if (k == null || (key != null && k != key && !key.equals(k)) || !t.clearThin(i, n)) {
+            return null;
+        }
+        n.setKey(null); // before the link: the holder, who acts on its hold only through the record now, sees it free
+        Record r = spareRecord();
+        r.bindHeld(this, n.hash, k, t.head(i), n.thread, pins);
+        t.setHead(i, r);
+        return r;
+    }
+
+    /** Counts {@code delta} more linked records in {@link #BOUND}; the first wakes the background release. */
+    private void countBound(int delta) {
         if (delta != 0) {
             int before = (int) BOUND.getAndAdd(this, delta);
             if (before <= 0 && before + delta > 0 && backgroundRelease) {
                 Deflater.watch(this);
             }
         }
-        if (chain >= GROW_CHAIN && t.buckets < MAX_BUCKETS) {
-            resize(t, true);
-        }
-        return bound;
     }
 
     /** Drops a pin. The record stays bound, idle if nobody else uses it: deflation takes it back. */
@@ -1141,6 +1347,15 @@ public final class KeyedLock<K> {
                 }
                 return true;
             }
+            // Thin holds become records first (their holders' CASes on the old slots then fail, and
+            // they find the records), so that the new table starts with empty thin slots.
+            int inflated = 0;
+            for (int i = 0; i < t.buckets; i++) {
+                Thin h = t.thin(i);
+                if (h != null && inflate(t, i, h, null, 0) != null) {
+                    inflated++;
+                }
+            }
             Table n = new Table(buckets);
             for (int i = 0; i < t.buckets; i++) {
                 for (Record r = t.head(i); r != null; ) {
@@ -1155,6 +1370,7 @@ public final class KeyedLock<K> {
             for (int i = 0; i < t.buckets; i++) {
                 t.markMoved(i);
             }
+            countBound(inflated);
         } finally {
             RESIZING.setRelease(this, 0);
         }
@@ -1266,7 +1482,7 @@ public final class KeyedLock<K> {
 
         @Override
         int releaseFully(String action) {
-            Record r = heldRecord(key);
+            Record r = heldRecordInflating(key);
             if (r == null) {
                 throw notHeld(action, key);
             }
@@ -1291,7 +1507,7 @@ public final class KeyedLock<K> {
 
         @Override
         void checkOwner(String action) {
-            if (heldRecord(key) == null) {
+            if (!KeyedLock.this.isHeldByCurrentThread(key)) {
                 throw notHeld(action, key);
             }
         }
@@ -1310,7 +1526,7 @@ public final class KeyedLock<K> {
         @Override
         public String toString() {
             Record r = boundRecord(key);
-            Thread owner = r == null ? null : r.owner();
+            Thread owner = r == null ? thinHolder(key) : r.owner();
             return KeyedLock.this + "[key " + key
                     + (owner == null ? ", Unlocked]" : ", Locked by thread " + owner.getName() + "]");
         }
@@ -1408,6 +1624,22 @@ public final class KeyedLock<K> {
             PINS.setVolatile(this, 1);
         }
 
+        /**
+         * {@link #bind}, for a key that {@code holder} holds thin: the record is bound held once by
+         * {@code holder} and pinned {@code pins} times (the inflater's pin, or none). The lock word
+         * goes from DEFLATED to LOCKED without passing 0, so a thread that found the record under
+         * its old binding fails its fast-path CAS, and one that pins it re-reads the binding, as
+         * after {@link #bind}.
+         */
+        void bindHeld(KeyedLock<?> home, int hash, Object key, Record next, Thread holder, int pins) {
+            this.hash = hash;
+            this.home = home;
+            KEY.setRelease(this, key);
+            NEXT.setRelease(this, next);
+            reviveHeldBy(holder);
+            PINS.setVolatile(this, pins);
+        }
+
         /** Clears the binding after the deflater's {@code pins: 0 -> -1}, whose CAS orders these stores after it. */
         void unbind() {
             home = null;
@@ -1480,14 +1712,48 @@ public final class KeyedLock<K> {
         }
     }
 
-    /** Buckets: slot {@code 2i} is the chain head, slot {@code 2i + 1} the guard. */
+    /**
+     * A thread's thin hold of a key that has no record: the holder is fixed, the key and its hash
+     * are written by the holder under the bucket lock before the node is published in the bucket's
+     * thin slot, and the key is cleared by the holder once the slot no longer holds the node (its
+     * own CAS, or an inflater's). A thread has one node, so it holds at most one key thin.
+     */
+    static final class Thin {
+        final Thread thread = Thread.currentThread();
+        private Object key; // KEY: opaque, for one order of the holder's and an inflater's writes
+        int hash;
+
+        Object key() {
+            return KEY.getOpaque(this);
+        }
+
+        void setKey(Object k) {
+            KEY.setOpaque(this, k);
+        }
+
+        private static final VarHandle KEY;
+
+        static {
+            try {
+                KEY = MethodHandles.lookup().findVarHandle(Thin.class, "key", Object.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+    }
+
+    /**
+     * Buckets: slot {@code 3i} is the chain head, slot {@code 3i + 1} the guard, slot {@code 3i + 2}
+     * the thin hold (a {@link Thin}, or null). A bucket's three slots share a cache line but at
+     * the edges of one.
+     */
     static final class Table {
         final int buckets;
         private final Object[] slots;
 
         Table(int buckets) {
             this.buckets = buckets;
-            this.slots = new Object[buckets * 2];
+            this.slots = new Object[buckets * 3];
         }
 
         int index(int hash) {
@@ -1495,11 +1761,26 @@ public final class KeyedLock<K> {
         }
 
         Record head(int i) {
-            return (Record) SLOTS.getAcquire(slots, 2 * i);
+            return (Record) SLOTS.getAcquire(slots, 3 * i);
         }
 
         void setHead(int i, Record r) {
-            SLOTS.setRelease(slots, 2 * i, r);
+            SLOTS.setRelease(slots, 3 * i, r);
+        }
+
+        /** Bucket i's thin hold, or null: read with acquire, so the holder's key and hash are seen. */
+        Thin thin(int i) {
+            return (Thin) SLOTS.getAcquire(slots, 3 * i + 2);
+        }
+
+        /** Publishes a thin hold; only under bucket i's guard, on an empty slot. */
+        void setThin(int i, Thin n) {
+            SLOTS.setRelease(slots, 3 * i + 2, n);
+        }
+
+        /** Ends thin hold {@code n}: its holder's release, or an inflation. The one CAS that decides between them. */
+        boolean clearThin(int i, Thin n) {
+            return SLOTS.compareAndSet(slots, 3 * i + 2, n, null);
         }
 
         /**
@@ -1510,11 +1791,11 @@ public final class KeyedLock<K> {
         boolean lock(int i) {
             Thread me = Thread.currentThread();
             for (int tries = 0; ; tries++) {
-                Object g = SLOTS.getVolatile(slots, 2 * i + 1);
+                Object g = SLOTS.getVolatile(slots, 3 * i + 1);
                 if (g == MOVED) {
                     return false;
                 }
-                if (g == null && SLOTS.compareAndSet(slots, 2 * i + 1, null, me)) {
+                if (g == null && SLOTS.compareAndSet(slots, 3 * i + 1, null, me)) {
                     return true;
                 }
                 if (tries < 64) {
@@ -1547,15 +1828,15 @@ public final class KeyedLock<K> {
 
         /** One try at bucket i's guard: false if it is taken, or moved. */
         boolean tryLock(int i) {
-            return SLOTS.getVolatile(slots, 2 * i + 1) == null && SLOTS.compareAndSet(slots, 2 * i + 1, null, Thread.currentThread());
+            return SLOTS.getVolatile(slots, 3 * i + 1) == null && SLOTS.compareAndSet(slots, 3 * i + 1, null, Thread.currentThread());
         }
 
         void unlock(int i) {
-            SLOTS.setRelease(slots, 2 * i + 1, null);
+            SLOTS.setRelease(slots, 3 * i + 1, null);
         }
 
         void markMoved(int i) {
-            SLOTS.setRelease(slots, 2 * i + 1, MOVED);
+            SLOTS.setRelease(slots, 3 * i + 1, MOVED);
         }
 
         /** Whether the {@code count} buckets after i hold no record (a sample of the load). */

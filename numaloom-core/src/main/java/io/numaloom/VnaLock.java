@@ -762,6 +762,18 @@ public class VnaLock extends ConditionLock implements Lock {
     }
 
     /**
+     * A deflated record bound to a key that {@code holder} holds thin (see {@code KeyedLock}) becomes
+     * a lock held once by {@code holder}: written by the inflating thread before the record is
+     * published, as a constructor writes, so {@code owner} is still only ever written while no other
+     * thread can see the lock, or by its owner. The word goes from DEFLATED to LOCKED without passing 0.
+     */
+    final void reviveHeldBy(Thread holder) {
+        owner = holder;
+        holds = 0;
+        STATE.setRelease(this, LOCKED);
+    }
+
+    /**
      * The heir's acquisition: also takes a reserved lock, and clears the reservation. Notes in
      * {@code q.sawFree} that it read the lock free, even if a barger then took it first.
      */

@@ -545,14 +545,18 @@ class KeyedLockTest {
         assertEquals(1, locks.boundKeys(), "an idle key stays bound for a fast next lock");
         locks.lock("b");
         assertEquals(2, locks.boundKeys());
-        locks.lock("c"); // a third key bound, over the budget of 2: the bind deflates the idle "a"
+        locks.lock("c"); // the budget is bound already: "c" is held thin, without a record
         assertEquals(2, locks.boundKeys());
-        locks.lock("d"); // nothing idle to deflate: keys in use are never taken
+        assertTrue(locks.isHeldByCurrentThread("c"));
+        locks.lock("d"); // a thread holds one key thin: "d" binds a record, and the bind deflates the idle "a"
+        assertEquals(2, locks.boundKeys());
+        locks.lock("e"); // nothing idle to deflate: keys in use are never taken
         assertEquals(3, locks.boundKeys());
-        assertEquals(3, locks.activeKeys());
-        for (String k : List.of("b", "c", "d")) {
+        assertEquals(4, locks.activeKeys());
+        for (String k : List.of("b", "c", "d", "e")) {
             locks.unlock(k);
         }
+        assertEquals(0, locks.activeKeys());
         assertEquals(3, locks.releaseIdleKeys());
         assertEquals(0, locks.boundKeys());
         assertThrows(IllegalArgumentException.class, () -> KeyedLock.builder().idleKeys(-1));
@@ -839,5 +843,243 @@ class KeyedLockTest {
         assertTrue(got[0]);
         assertFalse(b.isLocked("k"));
         a.unlock("k");
+    }
+
+    // ------------------------------------------------------------------ thin holds
+
+    /** A lock whose idle budget is always used up (0), so that an uncontended acquisition takes a thin hold. */
+    private static KeyedLock<String> thinLocks() {
+        return KeyedLock.builder().idleKeys(0).releaseIdleKeysInBackground(false).build();
+    }
+
+    @Test
+    @Timeout(60)
+    void aThinHoldIsInflatedForAWaiterAndHandedOver() throws Exception {
+        KeyedLock<String> locks = thinLocks();
+        locks.lock("a");
+        assertEquals(0, locks.boundKeys(), "held thin: no record bound");
+        assertTrue(locks.isLocked("a"));
+        assertTrue(locks.isHeldByCurrentThread("a"));
+        assertEquals(1, locks.getHoldCount("a"));
+        assertEquals(1, locks.activeKeys());
+        assertTrue(locks.forKey("a").toString().contains("Locked by thread"), locks.forKey("a").toString());
+        AtomicReference<Boolean> waiterSawHeld = new AtomicReference<>();
+        Thread waiter = Thread.ofVirtual().start(() -> {
+            locks.lock("a");
+            waiterSawHeld.set(locks.isHeldByCurrentThread("a") && locks.getHoldCount("a") == 1);
+            locks.unlock("a");
+        });
+        VnaLockTest.awaitCondition(() -> locks.getQueueLength("a") == 1, "the waiter to queue on the inflated record");
+        assertEquals(1, locks.boundKeys(), "the waiter inflated the thin hold into a record");
+        assertTrue(locks.isHeldByCurrentThread("a"), "the inflated record is held by the thin holder");
+        assertEquals(1, locks.getHoldCount("a"));
+        assertEquals(null, waiterSawHeld.get());
+        locks.unlock("a");
+        waiter.join();
+        assertEquals(Boolean.TRUE, waiterSawHeld.get());
+        assertFalse(locks.isLocked("a"));
+        assertEquals(0, locks.activeKeys());
+        assertThrows(IllegalMonitorStateException.class, () -> locks.unlock("a"));
+    }
+
+    @Test
+    void aThinHoldIsReentrantThroughItsInflation() {
+        KeyedLock<String> locks = thinLocks();
+        locks.lock("a");
+        locks.lock("a"); // the holder inflates its own thin hold
+        assertEquals(2, locks.getHoldCount("a"));
+        assertEquals(1, locks.boundKeys());
+        assertTrue(locks.tryLock("a"));
+        assertEquals(3, locks.getHoldCount("a"));
+        locks.unlock("a");
+        locks.unlock("a");
+        assertTrue(locks.isHeldByCurrentThread("a"));
+        locks.unlock("a");
+        assertFalse(locks.isLocked("a"));
+        assertThrows(IllegalMonitorStateException.class, () -> locks.unlock("a"));
+        assertEquals(1, locks.releaseIdleKeys(), "the inflated record stays bound while idle, as any record");
+        assertTrue(locks.withLock("a", () -> locks.isHeldByCurrentThread("a") && locks.boundKeys() == 0),
+                "withLock holds the key thin once the idle record is gone");
+        assertEquals(0, locks.activeKeys());
+    }
+
+    @Test
+    void aThreadHoldsOneKeyThinAndBindsRecordsForTheOthers() {
+        KeyedLock<String> locks = thinLocks();
+        locks.lock("a");
+        locks.lock("b");
+        assertEquals(1, locks.boundKeys(), "the second key held at once has a record");
+        assertEquals(2, locks.activeKeys());
+        locks.unlock("a"); // the thin one first
+        assertTrue(locks.isHeldByCurrentThread("b"));
+        locks.unlock("b");
+        locks.lock("c"); // the thread's thin hold is free again
+        assertEquals(1, locks.activeKeys());
+        assertEquals(1, locks.getHoldCount("c"));
+        locks.unlock("c");
+        assertEquals(0, locks.activeKeys());
+    }
+
+    @Test
+    void anotherThreadCannotReleaseAThinHold() throws Exception {
+        KeyedLock<String> locks = thinLocks();
+        locks.lock("a");
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread other = Thread.ofVirtual().start(() -> {
+            try {
+                locks.unlock("a");
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+        });
+        other.join();
+        assertTrue(thrown.get() instanceof IllegalMonitorStateException, String.valueOf(thrown.get()));
+        assertTrue(locks.isHeldByCurrentThread("a"));
+        assertFalse(tryLockElsewhere(locks, "a"), "the key is still held");
+        locks.unlock("a");
+        assertTrue(tryLockElsewhere(locks, "a"));
+    }
+
+    /** Whether another thread's tryLock of key succeeds (it unlocks at once). */
+    private static boolean tryLockElsewhere(KeyedLock<String> locks, String key) throws InterruptedException {
+        boolean[] got = new boolean[1];
+        Thread t = Thread.ofVirtual().start(() -> {
+            got[0] = locks.tryLock(key);
+            if (got[0]) {
+                locks.unlock(key);
+            }
+        });
+        t.join();
+        return got[0];
+    }
+
+    @Test
+    void aConditionAwaitedUnderAThinHoldInflatesIt() throws Exception {
+        KeyedLock<String> locks = thinLocks();
+        Condition ready = locks.forKey("a").newCondition();
+        locks.lock("a");
+        assertFalse(ready.await(1, TimeUnit.MILLISECONDS));
+        assertEquals(1, locks.getHoldCount("a"));
+        assertEquals(1, locks.boundKeys(), "the await needed a record");
+        locks.unlock("a");
+        assertFalse(locks.isLocked("a"));
+        assertThrows(IllegalMonitorStateException.class, ready::signal);
+    }
+
+    @Test
+    void unlockAllAndLockAllTakeThinHoldsIntoAccount() {
+        KeyedLock<String> locks = thinLocks();
+        locks.lock("a"); // thin
+        locks.lockAll(List.of("b", "a", "c")); // "a" inflated and re-entered
+        assertEquals(2, locks.getHoldCount("a"));
+        locks.unlockAll(List.of("c", "a", "b", "a"));
+        assertEquals(1, locks.getHoldCount("a"));
+        assertFalse(locks.isLocked("b"));
+        locks.unlock("a");
+        locks.lock("x"); // thin again
+        locks.lock("y");
+        locks.unlockAll(List.of("y", "x", "x"));
+        assertEquals(0, locks.activeKeys());
+        locks.lock("x");
+        assertThrows(IllegalMonitorStateException.class, () -> locks.unlockAll(List.of("x", "never-locked")));
+        assertTrue(locks.isHeldByCurrentThread("x"), "a failed unlockAll releases nothing");
+        locks.unlock("x");
+    }
+
+    @Test
+    @Timeout(60)
+    void aResizeInflatesThinHoldsAndTheirHoldersFindTheRecords() throws Exception {
+        KeyedLock<String> locks = thinLocks();
+        locks.lock("k-thin");
+        List<String> many = new ArrayList<>();
+        for (int i = 0; i < 2000; i++) {
+            many.add("k" + i);
+        }
+        Thread binder = Thread.ofVirtual().start(() -> {
+            locks.lockAll(many); // 2000 records held at once: the table grows several times
+            locks.unlockAll(many);
+        });
+        binder.join();
+        assertTrue(locks.buckets() > KeyedLock.MIN_BUCKETS, locks.buckets() + " buckets");
+        assertTrue(locks.isHeldByCurrentThread("k-thin"));
+        assertEquals(1, locks.getHoldCount("k-thin"));
+        assertFalse(tryLockElsewhere(locks, "k-thin"));
+        locks.unlock("k-thin");
+        assertTrue(tryLockElsewhere(locks, "k-thin"));
+        assertEquals(0, locks.activeKeys());
+        locks.releaseIdleKeys();
+        assertEquals(0, locks.boundKeys());
+    }
+
+    @Test
+    @Timeout(120)
+    void thinHoldsKeepExclusionUnderContention() throws Exception {
+        KeyedLock<String> locks = thinLocks();
+        String[] keys = {"a", "b", "c", "Aa", "BB"}; // "Aa" and "BB" share a hash, so a bucket
+        int[] counters = new int[keys.length];
+        int threads = 8, rounds = 20_000;
+        List<Thread> all = new ArrayList<>();
+        CountDownLatch start = new CountDownLatch(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        for (int t = 0; t < threads; t++) {
+            all.add(Thread.ofVirtual().start(() -> {
+                try {
+                    start.await();
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    for (int i = 0; i < rounds; i++) {
+                        int k = random.nextInt(keys.length);
+                        switch (i % 4) {
+                            case 0 -> locks.runWithLock(keys[k], () -> counters[k]++);
+                            case 1 -> {
+                                locks.lock(keys[k]);
+                                try {
+                                    counters[k]++;
+                                    if (random.nextInt(8) == 0) {
+                                        Thread.yield();
+                                    }
+                                } finally {
+                                    locks.unlock(keys[k]);
+                                }
+                            }
+                            case 2 -> {
+                                if (locks.tryLock(keys[k])) {
+                                    try {
+                                        counters[k]++;
+                                    } finally {
+                                        locks.unlock(keys[k]);
+                                    }
+                                } else {
+                                    locks.runWithLock(keys[k], () -> counters[k]++);
+                                }
+                            }
+                            default -> {
+                                int j = random.nextInt(keys.length);
+                                locks.lockAll(List.of(keys[k], keys[j]));
+                                try {
+                                    counters[k]++;
+                                } finally {
+                                    locks.unlockAll(List.of(keys[k], keys[j]));
+                                }
+                            }
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }));
+        }
+        start.countDown();
+        for (Thread t : all) {
+            t.join();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        int sum = 0;
+        for (int c : counters) {
+            sum += c;
+        }
+        assertEquals(threads * rounds, sum, "a lost update: two holders of one key");
+        assertEquals(0, locks.activeKeys());
     }
 }

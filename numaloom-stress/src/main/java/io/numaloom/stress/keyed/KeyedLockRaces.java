@@ -29,6 +29,10 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  *     take the fast path (a CAS on the record's lock word) or pin the record: "lock vs deflate", an acquisition
  *     racing {@link KeyedLock#releaseIdleKeys()}, whose deflation claims the lock word ({@code 0 -> DEFLATED}) and
  *     then the pins ({@code 0 -> -1}) and backs out if a thread pinned in between.
+ * <li>On a key of a lock that keeps no idle key bound ({@link ThinKey}, {@code idleKeys(0)}): an uncontended
+ *     acquisition takes a thin hold (the bucket's thin slot, no record), and a second acquisition inflates it into a
+ *     record held by the first thread, racing that thread's release for the thin slot with one CAS ("thin lock vs
+ *     lock", "thin try vs try", "thin timed try vs lock").
  * <li>"Two keys never share" uses two keys with one hash code ({@code "Aa"} and {@code "BB"}), so they share a
  *     bucket and a chain but must never share a lock.
  * </ul>
@@ -51,7 +55,7 @@ public final class KeyedLockRaces {
             this(new InspectableKeyedLock());
         }
 
-        private OneKey(InspectableKeyedLock key) {
+        OneKey(InspectableKeyedLock key) {
             super(key);
             this.key = key;
             this.locks = key.unwrap();
@@ -82,6 +86,17 @@ public final class KeyedLockRaces {
     public static class IdleKey extends OneKey {
         public IdleKey() {
             bindIdle();
+        }
+    }
+
+    /**
+     * {@link OneKey} of a lock that keeps no idle key bound ({@code idleKeys(0)}, no background release): whichever
+     * actor gets there first holds the key thin, and the other inflates that hold (or finds it released).
+     */
+    @State
+    public static class ThinKey extends OneKey {
+        public ThinKey() {
+            super(new InspectableKeyedLock(KeyedLock.builder().idleKeys(0).releaseIdleKeysInBackground(false).build()));
         }
     }
 
@@ -160,10 +175,45 @@ public final class KeyedLockRaces {
         @Arbiter public void arbiter(IdleKey s, IIII_Result r) { s.arbitrate(r); }
     }
 
+    @JCStressTest
+    @JCStressMeta(NeitherFails.class)
+    @Description("KeyedLock, idleKeys(0): lock(k) against lock(equal k), a thin hold against its inflation, a release against an inflation")
+    public static class ThinLockVsLock {
+        @Actor public void actor1(ThinKey s, IIII_Result r) { r.r1 = s.viaLock(); }
+        @Actor public void actor2(ThinKey s, IIII_Result r) { r.r2 = s.viaLock(); }
+        @Arbiter public void arbiter(ThinKey s, IIII_Result r) { s.arbitrate(r); }
+    }
+
+    @JCStressTest
+    @JCStressMeta(EitherMayFail.class)
+    @Description("KeyedLock, idleKeys(0): tryLock(k) against tryLock(equal k), a thin hold against its inflation")
+    public static class ThinTryVsTry {
+        @Actor public void actor1(ThinKey s, IIII_Result r) { r.r1 = s.viaTryLock(); }
+        @Actor public void actor2(ThinKey s, IIII_Result r) { r.r2 = s.viaTryLock(); }
+        @Arbiter public void arbiter(ThinKey s, IIII_Result r) { s.arbitrate(r); }
+    }
+
+    @JCStressTest
+    @JCStressMeta(EitherMayFail.class)
+    @Description("KeyedLock, idleKeys(0): tryLock(k, 1 us) against lock(equal k): a timed waiter on an inflated thin hold")
+    public static class ThinTimedTryVsLock {
+        @Actor public void actor1(ThinKey s, IIII_Result r) { r.r1 = s.viaTimedTryLock(); }
+        @Actor public void actor2(ThinKey s, IIII_Result r) { r.r2 = s.viaLock(); }
+        @Arbiter public void arbiter(ThinKey s, IIII_Result r) { s.arbitrate(r); }
+    }
+
     /** Two keys in one bucket. */
     @State
     public static class TwoKeys {
-        final KeyedLock<String> locks = new KeyedLock<>();
+        final KeyedLock<String> locks;
+
+        public TwoKeys() {
+            this(new KeyedLock<>());
+        }
+
+        TwoKeys(KeyedLock<String> locks) {
+            this.locks = locks;
+        }
 
         int tryLockAndUnlock(String mine) {
             if (!locks.tryLock(mine)) {
@@ -181,5 +231,22 @@ public final class KeyedLockRaces {
     public static class DistinctKeysOneBucket {
         @Actor public void actor1(TwoKeys s, II_Result r) { r.r1 = s.tryLockAndUnlock("Aa"); }
         @Actor public void actor2(TwoKeys s, II_Result r) { r.r2 = s.tryLockAndUnlock("BB"); }
+    }
+
+    /** {@link TwoKeys} of a lock that keeps no idle key bound: the first key is held thin, the other binds a record. */
+    @State
+    public static class ThinTwoKeys extends TwoKeys {
+        public ThinTwoKeys() {
+            super(KeyedLock.builder().idleKeys(0).releaseIdleKeysInBackground(false).build());
+        }
+    }
+
+    @JCStressTest
+    @Outcome(id = "1, 1", expect = ACCEPTABLE, desc = "Both keys were free: a thin hold of one key never stands for another.")
+    @Outcome(expect = FORBIDDEN, desc = "A key was found held by a thread that held another key of the same bucket.")
+    @Description("KeyedLock, idleKeys(0): tryLock(\"Aa\") against tryLock(\"BB\"), one bucket, one thin slot")
+    public static class ThinDistinctKeysOneBucket {
+        @Actor public void actor1(ThinTwoKeys s, II_Result r) { r.r1 = s.tryLockAndUnlock("Aa"); }
+        @Actor public void actor2(ThinTwoKeys s, II_Result r) { r.r2 = s.tryLockAndUnlock("BB"); }
     }
 }

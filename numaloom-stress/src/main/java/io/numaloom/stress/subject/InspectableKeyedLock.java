@@ -12,8 +12,18 @@ import java.util.concurrent.locks.Condition;
  * not identity, is what makes two calls one lock.
  */
 public final class InspectableKeyedLock implements InspectableLock {
-    private final KeyedLock<String> locks = new KeyedLock<>();
+    private final KeyedLock<String> locks;
     private final String key = "the-key";
+
+    /** One key of a {@code new KeyedLock<>()}. */
+    public InspectableKeyedLock() {
+        this(new KeyedLock<>());
+    }
+
+    /** One key of {@code locks}. */
+    public InspectableKeyedLock(KeyedLock<String> locks) {
+        this.locks = locks;
+    }
 
     private KeyedLock<String>.KeyLock view() {
         return locks.forKey(new String(key));

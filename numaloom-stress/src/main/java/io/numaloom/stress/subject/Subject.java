@@ -1,5 +1,6 @@
 package io.numaloom.stress.subject;
 
+import io.numaloom.KeyedLock;
 import io.numaloom.VnaLock;
 import io.numaloom.topology.Topology;
 
@@ -25,6 +26,16 @@ public enum Subject {
     /** One key of a {@code KeyedLock}, through its {@code Lock} view: per-key semantics are VnaLock's. */
     KEYED_LOCK {
         @Override public InspectableLock create() { return new InspectableKeyedLock(); }
+        @Override public int queues() { return Topology.current().nodeCount(); }
+    },
+    /**
+     * One key of a {@code KeyedLock} that keeps no idle key bound ({@code idleKeys(0)}): an uncontended
+     * acquisition holds the key thin (no record), and contention, re-entry or a condition inflates that hold.
+     */
+    KEYED_LOCK_THIN {
+        @Override public InspectableLock create() {
+            return new InspectableKeyedLock(KeyedLock.builder().idleKeys(0).build());
+        }
         @Override public int queues() { return Topology.current().nodeCount(); }
     },
     REENTRANT_LOCK {
