@@ -40,6 +40,12 @@ import java.util.concurrent.TimeUnit;
  *     pin) and the deflater's {@code pins: 0 -> -1}, if it comes after, succeeds on a held record: the record is
  *     unlinked under its holder, as with the planted bug below. {@code KeyedLock} does the same
  *     ({@code Record.acquiredDeflated}).
+ * <li><em>Thin holds</em> (with {@code thinHolds}, as {@code KeyedLock} once its idle budget is bound): a
+ *     locker that finds no record of the key takes, under the guard, a thin hold (the {@code thin} slot names the
+ *     holder and the key) if the slot is free, and releases it with CAS {@code thin: hold -> null}. A thread that
+ *     needs a record of a key held thin (a second locker, the holder's re-entry) inflates the hold under the
+ *     guard: CAS {@code thin: hold -> null}, then binds a record held by the holder. That CAS and the release's
+ *     decide between them; a holder whose CAS failed finds the record and unlocks it.
  * </ul>
  *
  * <p><b>{@link Bug#DEFLATE_IGNORES_LOCKER}.</b> The deflater checks "word is {@code FREE} and {@code pins} is 0"
@@ -48,6 +54,10 @@ import java.util.concurrent.TimeUnit;
  * does not find it, and the next locker of the key binds another record (or the same one, from the spare) and
  * gets in too. A thread that pinned in between is lost the same way, and its unpin, later, can leave a record
  * bound again with pins below 0: a locker that finds it binds another record and gets in too.
+ *
+ * <p><b>{@link Bug#THIN_IGNORES_BINDER}.</b> The thin acquisition checks "no record of the key, the slot free"
+ * without the guard and then writes its hold: a locker that binds a record of the key under the guard, or takes
+ * the slot, between the check and the write is not seen, and both threads hold the key.
  *
  * <p>Waiting spins instead of parking, so that the model runs unchanged on jcstress's platform threads and under
  * Lincheck's model checker, which sees each spin iteration as a point where it may switch threads.
@@ -62,7 +72,26 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
          * The deflater checks the word and the pins with reads, then deflates with writes instead of the two
          * CASes: a locker that took the word or pinned the record since the check is overwritten.
          */
-        DEFLATE_IGNORES_LOCKER
+        DEFLATE_IGNORES_LOCKER,
+        /**
+         * With thin holds: the thin acquisition checks for a record and a free slot without the guard, then
+         * writes its hold: a binder or another thin holder of the key since the check is not seen.
+         */
+        THIN_IGNORES_BINDER
+    }
+
+    /** A thread's thin hold of a key that has no record. */
+    static final class Thin {
+        final Thread holder = Thread.currentThread();
+        final Object key;
+
+        Thin(Object key) {
+            this.key = key;
+        }
+
+        boolean isOf(Object k) {
+            return key == k || k.equals(key);
+        }
     }
 
     static final int FREE = 0;
@@ -94,10 +123,12 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
     private static final VarHandle WORD;
     private static final VarHandle PINS;
     private static final VarHandle WAITING;
+    private static final VarHandle THIN;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
+            THIN = l.findVarHandle(PlantedKeyedLock.class, "thin", Thin.class);
             WORD = l.findVarHandle(Record.class, "word", int.class);
             PINS = l.findVarHandle(Record.class, "pins", int.class);
             WAITING = l.findVarHandle(Record.class, "waiting", int.class);
@@ -107,14 +138,27 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
     }
 
     private final Bug bug;
+    private final boolean thinHolds;
     private final Object guard = new Object();
+    /** The thin hold, or null: set under {@code guard}, cleared by CAS (release or inflation). */
+    private volatile Thin thin;
     /** The chain of bound records: written under {@code guard}, scanned without it. */
     private volatile Record head;
     /** The last record deflated, for the next bind; under {@code guard}. */
     private Record spare;
 
+    /** A model without thin holds: every key locked gets a record. */
     public PlantedKeyedLock(Bug bug) {
+        this(bug, false);
+    }
+
+    /** A model with thin holds if {@code thinHolds} (which {@link Bug#THIN_IGNORES_BINDER} needs). */
+    public PlantedKeyedLock(Bug bug, boolean thinHolds) {
+        if (bug == Bug.THIN_IGNORES_BINDER && !thinHolds) {
+            throw new IllegalArgumentException(bug + " is a bug of thin holds");
+        }
         this.bug = bug;
+        this.thinHolds = thinHolds;
     }
 
     public Bug bug() {
@@ -125,7 +169,7 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
 
     @Override
     public void lock(K key) {
-        if (lockFast(key) == null) {
+        if (lockFast(key) == null && !holdThin(key)) {
             try {
                 lockPinned(key, false, false, 0L);
             } catch (InterruptedException e) {
@@ -146,7 +190,7 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
 
     @Override
     public boolean tryLock(K key) {
-        if (lockFast(key) != null) {
+        if (lockFast(key) != null || holdThin(key)) {
             return true;
         }
         Record r = pin(key);
@@ -191,6 +235,30 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
             }
         }
         return null;
+    }
+
+    /**
+     * With thin holds, a thin hold of a key that has no record, if the slot is free: under the guard, or, with
+     * {@link Bug#THIN_IGNORES_BINDER}, checked without it and then written.
+     */
+    private boolean holdThin(K key) {
+        if (!thinHolds) {
+            return false;
+        }
+        if (bug == Bug.THIN_IGNORES_BINDER) {
+            if (linked(key, Integer.MAX_VALUE) != null || thin != null) {
+                return false;
+            }
+            thin = new Thin(key); // planted: a bind or a thin hold since the check is overwritten
+            return true;
+        }
+        synchronized (guard) {
+            if (linked(key, Integer.MAX_VALUE) != null || thin != null) {
+                return false;
+            }
+            thin = new Thin(key);
+            return true;
+        }
     }
 
     /** The slow path: pin, take the word, re-enter or wait, unpin. False on timeout. */
@@ -259,6 +327,10 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
 
     @Override
     public void unlock(K key) {
+        Thin n = thin;
+        if (n != null && n.holder == Thread.currentThread() && n.isOf(key) && THIN.compareAndSet(this, n, null)) {
+            return; // RACE: release against inflate, on the thin slot; a failed CAS: the hold is a record now
+        }
         Record r = heldRecord(key);
         if (r == null) {
             throw new IllegalMonitorStateException(Thread.currentThread().getName() + " does not hold key " + key);
@@ -295,11 +367,22 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
                 // below 0. Bind another record for the key, as the bug's lost lockers do, so that the bug
                 // shows in the outcome (two holders), not as an exception that jcstress reports as an error.
             }
+            Thin n = thin;
+            Thread holder = null;
+            if (n != null && n.isOf(key) && THIN.compareAndSet(this, n, null)) { // RACE: inflate against release
+                holder = n.holder; // the record is bound held by the thin holder
+            }
             r = spare != null ? spare : new Record();
             spare = null;
             r.key = key;
             r.next = head;
-            WORD.setVolatile(r, FREE); // revive, after the binding: a fast path whose CAS reads this sees it
+            if (holder != null) {
+                r.owner = holder;
+                r.holds = 0;
+                WORD.setVolatile(r, LOCKED);
+            } else {
+                WORD.setVolatile(r, FREE); // revive, after the binding: a fast path whose CAS reads this sees it
+            }
             r.pins = 1;                // then let pins in: a pinned thread never sees the word of the old deflation
             head = r;
             return r;
@@ -404,9 +487,32 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
 
     // ------------------------------------------------------------------ inspection
 
-    @Override public int getHoldCount(K key) { Record r = heldRecord(key); return r == null ? 0 : r.holds + 1; }
-    @Override public boolean isHeldByCurrentThread(K key) { return heldRecord(key) != null; }
-    @Override public boolean isLocked(K key) { Record r = boundRecord(key); return r != null && r.word == LOCKED; }
+    @Override
+    public int getHoldCount(K key) {
+        if (heldThin(key)) {
+            return 1;
+        }
+        Record r = heldRecord(key); // under the guard, so after an inflation that cleared our slot
+        return r == null ? 0 : r.holds + 1;
+    }
+
+    /** Whether the current thread holds key thin now. */
+    private boolean heldThin(Object key) {
+        Thin n = thin;
+        return n != null && n.holder == Thread.currentThread() && n.isOf(key);
+    }
+
+    @Override public boolean isHeldByCurrentThread(K key) { return getHoldCount(key) > 0; }
+
+    @Override
+    public boolean isLocked(K key) {
+        Thin n = thin;
+        if (n != null && n.isOf(key)) {
+            return true;
+        }
+        Record r = boundRecord(key);
+        return r != null && r.word == LOCKED;
+    }
     @Override public boolean hasQueuedThreads(K key) { Record r = boundRecord(key); return r != null && r.waiting > 0; }
 
     /** Keys in use: held or pinned. Idle bound records do not count. */
@@ -419,7 +525,7 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
                     n++;
                 }
             }
-            return n;
+            return thin != null ? n + 1 : n;
         }
     }
 
@@ -436,6 +542,7 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
 
     @Override
     public String toString() {
-        return super.toString() + "[" + bug + ", " + boundKeys() + " bound, " + activeKeys() + " in use]";
+        return super.toString() + "[" + bug + (thinHolds ? ", thin holds" : "") + ", " + boundKeys() + " bound, "
+                + activeKeys() + " in use]";
     }
 }

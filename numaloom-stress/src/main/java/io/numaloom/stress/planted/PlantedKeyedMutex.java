@@ -26,6 +26,10 @@ import java.util.concurrent.locks.Condition;
  *     ({@link Bug#DEFLATE_IGNORES_LOCKER}) must fail: a locker whose CAS lands between the deflater's check and its
  *     writes holds a record that is no longer linked, so its unlock does not find its hold (a negated value), or
  *     the next locker binds the key again and both are inside at once (a lost write).
+ * <li>{@code *ThinLockVsLock}: the model with thin holds, two lockers of a key that has no record: one holds it
+ *     thin, the other inflates that hold (or finds it released). {@code CorrectThin*} must pass;
+ *     {@code ThinIgnoresBinder*} ({@link Bug#THIN_IGNORES_BINDER}) must fail: two lockers that both check the slot
+ *     free before either writes it both hold the key (a lost write, or an unlock that does not find its hold).
  * </ul>
  * Not part of the normal jcstress run (the build's regex skips this package): {@code PlantedBugsJcstressTest} runs
  * them.
@@ -160,5 +164,39 @@ public final class PlantedKeyedMutex {
         @Actor public void actor1(IgnoresLockerIdleState s, IIII_Result r) { r.r1 = s.viaTryLock(); }
         @Actor public void actor2(IgnoresLockerIdleState s, IIII_Result r) { r.r2 = s.deflate(); }
         @Arbiter public void arbiter(IgnoresLockerIdleState s, IIII_Result r) { s.arbitrate(r); }
+    }
+
+    /** The correct model with thin holds; the key has no record when the actors start. */
+    @State
+    public static class CorrectThinState extends KeyState {
+        public CorrectThinState() {
+            super(new PlantedKeyedLock<>(Bug.NONE, true), false);
+        }
+    }
+
+    /** {@link Bug#THIN_IGNORES_BINDER}; the key has no record when the actors start. */
+    @State
+    public static class ThinIgnoresBinderState extends KeyState {
+        public ThinIgnoresBinderState() {
+            super(new PlantedKeyedLock<>(Bug.THIN_IGNORES_BINDER, true), false);
+        }
+    }
+
+    @JCStressTest
+    @JCStressMeta(KeyedLockRaces.NeitherFails.class)
+    @Description("Planted keyed lock with thin holds, without bug: lock(k) against lock(equal k), a thin hold against its inflation")
+    public static class CorrectThinLockVsLock {
+        @Actor public void actor1(CorrectThinState s, IIII_Result r) { r.r1 = s.viaLock(); }
+        @Actor public void actor2(CorrectThinState s, IIII_Result r) { r.r2 = s.viaLock(); }
+        @Arbiter public void arbiter(CorrectThinState s, IIII_Result r) { s.arbitrate(r); }
+    }
+
+    @JCStressTest
+    @JCStressMeta(KeyedLockRaces.NeitherFails.class)
+    @Description("Planted THIN_IGNORES_BINDER: lock(k) against lock(equal k), thin holds taken without the guard")
+    public static class ThinIgnoresBinderLockVsLock {
+        @Actor public void actor1(ThinIgnoresBinderState s, IIII_Result r) { r.r1 = s.viaLock(); }
+        @Actor public void actor2(ThinIgnoresBinderState s, IIII_Result r) { r.r2 = s.viaLock(); }
+        @Arbiter public void arbiter(ThinIgnoresBinderState s, IIII_Result r) { s.arbitrate(r); }
     }
 }

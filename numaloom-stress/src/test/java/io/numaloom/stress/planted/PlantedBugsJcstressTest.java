@@ -52,9 +52,11 @@ class PlantedBugsJcstressTest {
     private static final String CONTROL_KEYED = PACKAGE + "PlantedKeyedMutex.CorrectLockVsLock";
     private static final String CONTROL_KEYED_DEFLATE = PACKAGE + "PlantedKeyedMutex.CorrectLockVsDeflateThenLock";
     private static final String CONTROL_KEYED_TRY_DEFLATE = PACKAGE + "PlantedKeyedMutex.CorrectTryLockVsDeflate";
+    private static final String CONTROL_KEYED_THIN = PACKAGE + "PlantedKeyedMutex.CorrectThinLockVsLock";
     private static final List<String> BUGS_KEYED = List.of(
             PACKAGE + "PlantedKeyedMutex.IgnoresLockerLockVsDeflateThenLock",
             PACKAGE + "PlantedKeyedMutex.IgnoresLockerTryLockVsDeflate");
+    private static final String BUG_KEYED_THIN = PACKAGE + "PlantedKeyedMutex.ThinIgnoresBinderLockVsLock";
 
     /** A forbidden mutual-exclusion outcome row: "r1, r2, r3, r4  samples  freq  Forbidden". */
     private static final Pattern FORBIDDEN_ROW =
@@ -63,7 +65,7 @@ class PlantedBugsJcstressTest {
 
     /** The bugs, each with the report rows that show it caught, and what those rows count. */
     private static final Map<String, Pattern> BUG_ROWS = Map.of(BUG_CAS, FORBIDDEN_ROW, BUG_HANDOFF, STALE_ROW,
-            BUGS_KEYED.get(0), FORBIDDEN_ROW, BUGS_KEYED.get(1), FORBIDDEN_ROW);
+            BUGS_KEYED.get(0), FORBIDDEN_ROW, BUGS_KEYED.get(1), FORBIDDEN_ROW, BUG_KEYED_THIN, FORBIDDEN_ROW);
     /** The {@code -time} of the first run, in ms; each rerun doubles it. */
     private static final int FIRST_TIME_MS = 500;
     /** Runs, after the first, of the bugs that no run caught yet. */
@@ -146,6 +148,7 @@ class PlantedBugsJcstressTest {
         assertVerdict(CONTROL_KEYED, "OK");
         assertVerdict(CONTROL_KEYED_DEFLATE, "OK");
         assertVerdict(CONTROL_KEYED_TRY_DEFLATE, "OK");
+        assertVerdict(CONTROL_KEYED_THIN, "OK");
     }
 
     @Test
@@ -163,6 +166,11 @@ class PlantedBugsJcstressTest {
         for (String bug : BUGS_KEYED) {
             assertCaught(bug, "forbidden samples");
         }
+    }
+
+    @Test
+    void theThinHoldThatIgnoresABinderIsCaught() {
+        assertCaught(BUG_KEYED_THIN, "forbidden samples");
     }
 
     /**
