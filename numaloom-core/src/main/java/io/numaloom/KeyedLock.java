@@ -182,10 +182,13 @@ public final class KeyedLock<K> {
      * same order: no cycle. lockAllInterruptibly and tryLockAll lock in that order too; one that
      * gives up (time out, interrupt) unlocks what it had locked, latest first, before it unpins.
      *
-     * Table. Buckets hold a chain head and a guard (the holding thread, or MOVED). A binder that
-     * finds a chain of GROW_CHAIN records doubles the table; a deflater that empties a bucket of a
-     * grown table and finds the next SHRINK_SAMPLE buckets empty shrinks it to four buckets per
-     * bound key (at least MIN_BUCKETS), and releaseIdleKeys shrinks it after its sweep. A resize
+     * Table. Buckets hold a chain head, a guard (the holding thread, or MOVED) and a thin slot. A
+     * binder that finds a chain of GROW_CHAIN records, or any chain while BOUND is over a quarter
+     * of the buckets and the table is smaller than four buckets per idle key (LOAD_SHIFT), doubles
+     * the table; a deflater that empties a bucket of a grown table and finds the next
+     * SHRINK_SAMPLE buckets empty shrinks it to eight buckets per bound key within that size (half
+     * the load that grows it, so the two do not alternate) and four beyond it, at least
+     * MIN_BUCKETS, and releaseIdleKeys shrinks it after its sweep. A resize
      * takes every guard of the old table in index order (everybody else takes at most one guard at
      * a time, so this cannot deadlock), re-links the records, publishes the new table and marks
      * each old guard MOVED: a thread that was waiting for an old guard retries on the new table.
@@ -196,6 +199,14 @@ public final class KeyedLock<K> {
     static final int MAX_HOPS = 8;
     /** A binder that finds a chain this long doubles the table. */
     static final int GROW_CHAIN = 8;
+    /**
+     * A binder whose bucket was not empty doubles a table of fewer than idleKeys << LOAD_SHIFT
+     * buckets while more than one bound record per 2^LOAD_SHIFT buckets: a key without a record
+     * then mostly finds an empty bucket, where a walk over a chain of idle records would miss the
+     * cache once per record. Beyond the idle budget's size only GROW_CHAIN grows it (held keys
+     * cost table, and GROW_CHAIN keeps their chains short enough).
+     */
+    static final int LOAD_SHIFT = 2;
     /** Empty buckets a deflater checks before it halves a grown table. */
     static final int SHRINK_SAMPLE = 32;
     static final int MIN_BUCKETS = 64;
@@ -1113,7 +1124,7 @@ public final class KeyedLock<K> {
         // state (one deflation per bind): BOUND is then only read, and its line stays shared.
         int over = (int) BOUND.getVolatile(this) + 1 - idleKeys;
         countBound(1 - (over > 0 ? deflateNearBind(h, Math.min(2, over)) : 0));
-        if (chain >= GROW_CHAIN && t.buckets < MAX_BUCKETS) {
+        if ((chain >= GROW_CHAIN || (chain > 0 && overLoaded(t))) && t.buckets < MAX_BUCKETS) {
             resize(t, true);
         }
         return bound;
@@ -1222,7 +1233,7 @@ public final class KeyedLock<K> {
                 BOUND.getAndAdd(this, -deflated);
             }
             // The size check first: resize takes every guard before it counts, and a table that is
-            // already four buckets per bound key would take them for nothing.
+            // already eight buckets per bound key would take them for nothing.
             if (emptied && t.buckets > MIN_BUCKETS && shrunkSize(boundKeys()) < t.buckets && t.emptyAfter(i, SHRINK_SAMPLE)) {
                 resize(t, false);
             }
@@ -1325,7 +1336,7 @@ public final class KeyedLock<K> {
     }
 
     /**
-     * Doubles the table ({@code grow}) or shrinks it to at least four buckets per active key,
+     * Doubles the table ({@code grow}) or shrinks it to at least eight buckets per active key,
      * holding every guard of the old one; does nothing if another thread is resizing or the
      * table changed meanwhile, and then returns false.
      */
@@ -1377,8 +1388,18 @@ public final class KeyedLock<K> {
         return true;
     }
 
-    private static int shrunkSize(int activeKeys) {
-        long wanted = Math.max(MIN_BUCKETS, 4L * activeKeys);
+    /** Whether t is smaller than the idle budget's size and holds more than its load; see LOAD_SHIFT. */
+    private boolean overLoaded(Table t) {
+        return t.buckets < (long) idleKeys << LOAD_SHIFT && (int) BOUND.getVolatile(this) > t.buckets >> LOAD_SHIFT;
+    }
+
+    /**
+     * The size a shrink leaves: eight buckets per active key (half the load that grows the table)
+     * while they fit in the idle budget's size, four beyond it, at least MIN_BUCKETS.
+     */
+    private int shrunkSize(int activeKeys) {
+        long wanted = Math.max(MIN_BUCKETS, Math.max(4L * activeKeys,
+                (long) Math.min(activeKeys, idleKeys) << (LOAD_SHIFT + 1)));
         return (int) Math.min(MAX_BUCKETS, Long.highestOneBit(wanted - 1) << 1);
     }
 
