@@ -51,7 +51,7 @@ import java.util.function.Supplier;
  *     store: no allocation, about the cost of a {@code ConcurrentHashMap} of
  *     {@code ReentrantLock}s.
  * <li><em>Bounded memory.</em> At most {@link Builder#idleKeys(int) idleKeys} keys (1024 by
- *     default, about 80 bytes each beside the key) stay bound while idle; binding more releases
+ *     default, about 120 bytes each beside the key, record and table) stay bound while idle; binding more releases
  *     idle ones, and a background thread releases every key idle for about
  *     {@link #IDLE_SWEEP_MILLIS} ms, so an idle {@code KeyedLock} eventually keeps no reference to
  *     any key and shrinks back to its size when new. {@link #releaseIdleKeys()} does it at once.
@@ -217,7 +217,7 @@ public final class KeyedLock<K> {
     static final int SWEEP_HEADS = 256;
 
     /**
-     * The default of {@link Builder#idleKeys(int)}: 1024 idle keys, about 70 KB of records and
+     * The default of {@link Builder#idleKeys(int)}: 1024 idle keys, about 125 KB of records and
      * table (plus the keys themselves), kept so that keys that recur find their record bound.
      */
     public static final int DEFAULT_IDLE_KEYS = 1024;
