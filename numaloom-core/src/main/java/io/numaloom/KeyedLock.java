@@ -51,8 +51,8 @@ import java.util.function.Supplier;
  *     store: no allocation, about the cost of a {@code ConcurrentHashMap} of
  *     {@code ReentrantLock}s.
  * <li><em>Bounded memory.</em> At most {@link Builder#idleKeys(int) idleKeys} keys (1024 by
- *     default, about 120 bytes each beside the key, record and table) stay bound while idle; binding more releases
- *     idle ones, and a background thread releases every key idle for about
+ *     default, about 120 bytes each beside the key, record and table) stay bound while idle;
+ *     binding more releases idle ones, and a background thread releases every key idle for about
  *     {@link #IDLE_SWEEP_MILLIS} ms, so an idle {@code KeyedLock} eventually keeps no reference to
  *     any key and shrinks back to its size when new. {@link #releaseIdleKeys()} does it at once.
  *     Keys in use (held, waited for, awaited) are never released.
