@@ -26,8 +26,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * The cost of an uncontended {@code lock(key)/unlock(key)} pair, for the ways Java code gets "a lock per key",
  * cycling over {@link #keyCount} keys in a shuffled order (boxed once, so the keys themselves allocate nothing):
  * 64 recurring keys, or 65,536, more than {@code KeyedLock}'s default budget of 1024 idle keys, so that each of
- * its pairs binds a key not seen lately and releases an idle one (the {@code sync-many-keys} bench of
- * {@code configs/keyed.json}, on one thread):
+ * its pairs locks a key not seen lately, which it holds thin (its budget is full: no record bound, none released),
+ * as in the {@code sync-many-keys} bench of {@code configs/keyed.json}, on one thread:
  * <ul>
  * <li>{@code KEYED_LOCK}: {@link KeyedLock}, exact per key; the 64 keys stay bound while idle (its default budget is
  *     1024 idle keys), so a pair is a lookup and a CAS to lock, a lookup and a store to unlock;
