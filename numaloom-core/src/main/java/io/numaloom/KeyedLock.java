@@ -103,7 +103,8 @@ public final class KeyedLock<K> {
      * one linked record per key: a thread binds a new record only after scanning the bucket's
      * chain under the bucket lock and finding none for the key. (5) BOUND counts the linked
      * records, except while a binder is between its bind and its count: it counts the bind and the
-     * deflations that the bind paid for in one update after both. (6) A key has at most one of a
+     * deflations that the bind paid for in one update after both; a sweep (releaseIdleKeys)
+     * counts each record it deflates before it unlinks it. (6) A key has at most one of a
      * linked record and a thin hold: a thin hold is published only under the bucket lock, after
      * the chain showed no record of the key, and a record is bound only after the chain and the
      * thin slot showed neither (a thin hold of the key is inflated instead).
@@ -150,7 +151,9 @@ public final class KeyedLock<K> {
      * Where a key hashes is as good a place as a hand to find an idle record: neither knows which
      * idle keys will recur. The Deflater thread calls releaseIdleKeys on every live lock with
      * bound keys once every IDLE_SWEEP_MILLIS, so a key that nobody uses is released within about
-     * that.
+     * that. A sweep that a resize overtakes (its own shrink, or another thread's) sweeps the new
+     * table too, so that a call of releaseIdleKeys in a quiet moment leaves no idle key bound even
+     * when the Deflater sweeps beside it.
      *
      * Thin holds. Once the lock keeps idleKeys records bound, binding one more for a key not seen
      * lately costs a deflation (a second bucket lock, the claim and unpin CASes, the unbinding);
@@ -207,6 +210,8 @@ public final class KeyedLock<K> {
      * cost table, and GROW_CHAIN keeps their chains short enough).
      */
     static final int LOAD_SHIFT = 2;
+    /** Tables releaseIdleKeys sweeps at most in one call, when resizes move the records under it. */
+    static final int MAX_SWEEP_PASSES = 32;
     /** Empty buckets a deflater checks before it halves a grown table. */
     static final int SHRINK_SAMPLE = 32;
     static final int MIN_BUCKETS = 64;
@@ -905,9 +910,19 @@ public final class KeyedLock<K> {
      */
     public int releaseIdleKeys() {
         int released = 0;
+        // A resize during the sweep (this sweep's own shrink, or another thread's) moves the
+        // records not yet swept into a new table: sweep that one too. A few passes at most; the
+        // limit only bounds a call that races endless resizes of a busy lock.
         Table t = table;
-        for (int i = 0; i < t.buckets; i++) {
-            released += deflateBucket(t, i, Integer.MAX_VALUE, true);
+        for (int pass = 0; pass < MAX_SWEEP_PASSES; pass++) {
+            for (int i = 0; i < t.buckets; i++) {
+                released += deflateBucket(t, i, Integer.MAX_VALUE, true);
+            }
+            Table now = table;
+            if (now == t) {
+                break;
+            }
+            t = now;
         }
         // Shrink now, also when another thread (the background deflater, a binder) is resizing: wait
         // for it and look again, so that the table fits the keys left when this call returns.
@@ -1211,6 +1226,11 @@ public final class KeyedLock<K> {
             for (Record r = t.head(i); r != null && deflated < max; ) {
                 Record next = r.next();
                 if (tryDeflate(r)) {
+                    if (sweeping) {
+                        // Counted before it is unlinked: a sweep that reads this bucket empty
+                        // without its lock (releaseIdleKeys) then reads BOUND without it.
+                        BOUND.getAndAdd(this, -1);
+                    }
                     if (prev == null) {
                         t.setHead(i, next);
                     } else {
@@ -1229,9 +1249,6 @@ public final class KeyedLock<K> {
             t.unlock(i);
         }
         if (deflated > 0) {
-            if (sweeping) {
-                BOUND.getAndAdd(this, -deflated);
-            }
             // The size check first: resize takes every guard before it counts, and a table that is
             // already eight buckets per bound key would take them for nothing.
             if (emptied && t.buckets > MIN_BUCKETS && shrunkSize(boundKeys()) < t.buckets && t.emptyAfter(i, SHRINK_SAMPLE)) {

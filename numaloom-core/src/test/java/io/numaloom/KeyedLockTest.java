@@ -665,6 +665,36 @@ class KeyedLockTest {
 
     static final String HELD_KEYS_PROPERTY = "numaloom.keyedlock.heldKeys";
 
+    /**
+     * A sweep that a resize overtakes still leaves no idle key bound: another thread sweeps beside it (as the
+     * background Deflater may), so shrinks move the records not yet swept into a new table while the sweep runs.
+     * Before the sweep followed the new table, a few rounds left hundreds to thousands of keys bound.
+     */
+    @Test
+    void releaseIdleKeysLeavesNoneBoundWhileAnotherSweepShrinksTheTable() throws Exception {
+        KeyedLock<Integer> locks = KeyedLock.builder().releaseIdleKeysInBackground(false).idleKeys(1 << 20).build();
+        for (int round = 0; round < 20; round++) {
+            for (int i = 0; i < 20_000; i++) {
+                locks.lock(i);
+                locks.unlock(i);
+            }
+            assertEquals(20_000, locks.boundKeys());
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread other = Thread.ofPlatform().start(() -> {
+                while (!stop.get()) {
+                    locks.releaseIdleKeys();
+                }
+            });
+            try {
+                locks.releaseIdleKeys();
+                assertEquals(0, locks.boundKeys(), "round " + round + ": keys left bound after releaseIdleKeys");
+            } finally {
+                stop.set(true);
+                other.join();
+            }
+        }
+    }
+
     @Test
     void theTableGrowsWithHeldKeysAndShrinksBack() {
         KeyedLock<Integer> locks = new KeyedLock<>();
