@@ -1782,8 +1782,8 @@ public final class KeyedLock<K> {
 
     /**
      * Buckets: slot {@code 3i} is the chain head, slot {@code 3i + 1} the guard, slot {@code 3i + 2}
-     * the thin hold (a {@link Thin}, or null). A bucket's three slots share a cache line but at
-     * the edges of one.
+     * the thin hold (a {@link Thin}, or null). A bucket's three slots share a cache line, except
+     * where the bucket straddles two.
      */
     static final class Table {
         final int buckets;
