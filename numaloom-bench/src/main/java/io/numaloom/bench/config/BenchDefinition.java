@@ -63,6 +63,18 @@ public record BenchDefinition(int index, String id, WorkloadKind kind, String ti
     }
 
     /**
+     * This bench with one workload setting replaced (the runner fills in a value that depends on an earlier point);
+     * the payload, and so the {@link #fingerprint()}, stays that of the configuration.
+     */
+    public BenchDefinition withSetting(String name, long value) {
+        ObjectNode values = settings.values().deepCopy();
+        values.put(name, value);
+        return new BenchDefinition(index, id, kind, title, skip, locks, threads, warmupIterations, measurementIterations, forks,
+                threadType, carriers, pinCarriers, scheduler, remotePenaltyNs, migrationPenaltyNs, topology, recordLatency,
+                jvmArgs, timeoutSeconds, new Settings(values), payload);
+    }
+
+    /**
      * Whether the measured JVMs start from an ahead-of-time class cache ({@link io.numaloom.bench.run.AotCache}; the
      * {@code startupCache} field). Their arguments then end with {@code -XX:AOTCache=} and the cache's file.
      */

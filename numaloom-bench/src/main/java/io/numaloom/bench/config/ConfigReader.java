@@ -224,6 +224,7 @@ public final class ConfigReader {
                     benches.add(bench);
                 }
             }
+            checkSaturationSources(benches);
             if (problems.isEmpty() && benches.stream().allMatch(BenchDefinition::skip)) {
                 problem("benches", "every bench has \"skip\": true; there is nothing to run");
             }
@@ -243,6 +244,46 @@ public final class ConfigReader {
             node.set("payload", b.payload());
         }
         return new BenchConfig(source, description, List.copyOf(benches), effective);
+    }
+
+    /**
+     * A server load level's {@code saturationFrom} must name a closed-loop server bench listed before it (the runner
+     * reads that bench's unfair ReentrantLock point at the same thread count, so it must have run), with the same
+     * thread type, that lock and every thread count of the load level.
+     */
+    private void checkSaturationSources(List<BenchDefinition> benches) {
+        for (BenchDefinition b : benches) {
+            String from = b.settings().values().path(LoopbackServer.SATURATION_FROM).asText("");
+            if (from.isEmpty() || b.skip()) {
+                continue;
+            }
+            String path = "benches[" + b.index() + "].payload." + LoopbackServer.SATURATION_FROM;
+            if (b.settings().getInt("loadPercent") == 0) {
+                problem(path, "applies to an open loop only (loadPercent 1-100); this bench is the closed loop");
+                continue;
+            }
+            if (b.settings().getLong(LoopbackServer.SATURATION_PER_SECOND) > 0) {
+                problem(path, "and saturationPerSecond both give the saturation rate; keep one");
+                continue;
+            }
+            BenchDefinition source = benches.stream().filter(o -> o.id().equals(from)).findFirst().orElse(null);
+            String baseline = LoopbackServer.SATURATION_LOCK;
+            if (source == null || source.index() >= b.index()) {
+                problem(path, "'" + from + "' is not the id of a bench listed before this one"
+                        + Suggest.hint(from, benches.stream().filter(o -> o.index() < b.index()).map(BenchDefinition::id).toList()));
+            } else if (source.kind() != b.kind() || source.settings().getInt("loadPercent") != 0) {
+                problem(path, "'" + from + "' is not a closed-loop server bench (loadPercent 0)");
+            } else if (source.skip()) {
+                problem(path, "'" + from + "' is skipped, so there is no rate to take");
+            } else if (!source.threadType().equals(b.threadType())) {
+                problem(path, "'" + from + "' measures " + source.threadType() + " threads, this bench " + b.threadType());
+            } else if (!source.locks().contains(baseline)) {
+                problem(path, "'" + from + "' does not measure " + baseline + ", whose rate the load levels are a percent of");
+            } else if (!source.threads().containsAll(b.threads())) {
+                problem(path, "'" + from + "' measures " + source.threads() + " threads, not every count of this bench's "
+                        + b.threads());
+            }
+        }
     }
 
     private Map<String, JsonNode> readDefaults(JsonNode node) {

@@ -13,6 +13,7 @@ import io.numaloom.bench.result.MachineStalls;
 import io.numaloom.bench.result.PointResult;
 import io.numaloom.bench.result.ResultStore;
 import io.numaloom.bench.result.ResultsDirectory;
+import io.numaloom.bench.workloads.LoopbackServer;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -302,7 +303,7 @@ public final class BenchRunner {
             Duration eta = finished == 0 ? null
                     : Duration.ofMillis((long) (measuredSeconds / finished * (todo.size() - finished) * 1000));
             listener.pointStarted(point, ordinal, points.size(), elapsed, eta);
-            PointResult row = measure(point);
+            PointResult row = measure(point, store);
             if (stopped() || !row.ok() && stopRequested.await(stopGrace.toMillis(), TimeUnit.MILLISECONDS)) {
                 break; // cut short by the stop: --resume measures it
             }
@@ -348,7 +349,7 @@ public final class BenchRunner {
         return rows;
     }
 
-    private PointResult measure(Point point) throws IOException, InterruptedException {
+    private PointResult measure(Point point, ResultStore store) throws IOException, InterruptedException {
         Path work = out.resolve("work").resolve(point.fileStem());
         Path log = out.resolve("logs").resolve(point.fileStem() + ".log");
         deleteRecursively(work);
@@ -356,9 +357,21 @@ public final class BenchRunner {
         Files.createDirectories(log.getParent());
         Instant started = Instant.now();
         long t0 = System.nanoTime();
+        // A server load level with saturationFrom is offered a percent of the rate unfair ReentrantLock reached in the
+        // closed-loop bench it names (listed earlier, so measured already), whatever lock it measures.
+        String from = point.bench().settings().values().path(LoopbackServer.SATURATION_FROM).asText("");
+        PointResult reference = from.isEmpty() ? null : store.find(Point.key(from, LoopbackServer.SATURATION_LOCK, point.threads()))
+                .filter(PointResult::ok).orElse(null);
+        if (!from.isEmpty() && reference == null) {
+            return PointResult.failed(point, point.bench().id() + ": " + LoopbackServer.SATURATION_FROM + " '" + from + "' has no "
+                    + "measured " + LoopbackServer.SATURATION_LOCK + " point at " + point.threads() + " threads in this run "
+                    + "(it failed, or the run was resumed after it was removed)", started, seconds(t0));
+        }
+        Point measured = reference == null ? point : new Point(point.bench().withSetting(LoopbackServer.SATURATION_PER_SECOND,
+                Math.max(1L, Math.round(reference.opsPerMs() * 1000))), point.lock(), point.threads());
         PointResult row;
         try {
-            PointExecutor.Measurement m = executor.measure(point, work, log);
+            PointExecutor.Measurement m = executor.measure(measured, work, log);
             row = PointResult.measured(point, m.forkRoundTimesMs(), m.forkReports(), started, seconds(t0));
         } catch (PointExecutor.PointFailedException e) {
             List<ForkReport> reports = ForkReport.readAll(work);

@@ -49,6 +49,12 @@ import java.util.concurrent.locks.LockSupport;
  *     for the requests it sent late (coordinated omission, as wrk2 corrects it). Throughput is then the rate achieved,
  *     about the rate offered while the server keeps up; the latency columns are what the load level is about.</li>
  * </ul>
+ * With {@code saturationFrom} (what {@code configs/real-world.json} uses), the load levels are instead a percent of
+ * one rate for the whole run: the saturation rate that unfair {@code ReentrantLock} reached in the named closed-loop
+ * bench at the same thread count, which the runner passes to every fork as {@code saturationPerSecond}. Every lock
+ * is then offered the same requests at the same times, so response times compare at equal load; measured per
+ * round with the lock under test, a lock whose closed loop happened to run fast was offered more, and the
+ * throughput of a load level was that measurement's noise (two runs of the same two locks read 0.90 to 1.05).
  * Every level is a bench of its own, so every (level, lock, connections) is one point of the results: a
  * configuration lists one bench per level ({@code configs/real-world.json} has 0, 25, 50, 75 and 90).
  *
@@ -56,8 +62,8 @@ import java.util.concurrent.locks.LockSupport;
  * {@code inCpuTokens}, {@code Blackhole.consumeCPU} work inside the lock per request.
  *
  * <p>Bounds: a round is bounded in requests ({@code actionsCount}) and in time: an open-loop round is planned to last
- * {@code 100 / loadPercent} times its saturation run (a rate measured over a number of requests, not a time window, so a
- * cold JVM's slow first answers cannot make it tiny), and that plan must fit in half the round's timeout, else the round
+ * {@code actionsCount * 100 / loadPercent} requests' time at the saturation rate (measured over a number of requests, not
+ * a time window, so a cold JVM's slow first answers cannot make it tiny), and that plan must fit in half the round's timeout, else the round
  * fails before it starts, saying so. The server, its threads and the client's sockets are closed when the round ends, passed or failed
  * ({@link Round#close()}).
  *
@@ -66,10 +72,25 @@ import java.util.concurrent.locks.LockSupport;
  * update shows as a key counted less often than it was answered).
  */
 public final class LoopbackServer implements Workload {
+    /** The field naming the closed-loop bench whose rate the load levels are a percent of. */
+    public static final String SATURATION_FROM = "saturationFrom";
+
+    /** The field the runner sets from {@link #SATURATION_FROM}: that rate, requests per second. */
+    public static final String SATURATION_PER_SECOND = "saturationPerSecond";
+
+    /** The lock whose closed-loop rate {@link #SATURATION_FROM} takes: the summary's reference, unfair ReentrantLock. */
+    public static final String SATURATION_LOCK = "UNFAIR_REENTRANT";
+
     static final List<Field> FIELDS = List.of(
             Field.longField("actionsCount", 1, 20_000L, "requests per round, split evenly over the connections (the threads)"),
             Field.intField("loadPercent", 0, 0, "0: closed loop (the saturation rate); 1-100: open loop at that percent of the "
-                    + "saturation rate, measured before each round, response times from each request's intended send time"),
+                    + "saturation rate (from saturationFrom or saturationPerSecond, else measured before each round), response "
+                    + "times from each request's intended send time"),
+            Field.longField(SATURATION_PER_SECOND, 0, 0L, "the saturation rate, requests per second, that loadPercent is a "
+                    + "percent of; 0 measures it before each round with the lock under test (set by the runner from saturationFrom)"),
+            Field.stringField(SATURATION_FROM, "", "the id of a closed-loop server bench earlier in the configuration: loadPercent "
+                    + "is a percent of the rate unfair ReentrantLock reached there at the same thread count, so every lock is "
+                    + "offered the same requests at the same times"),
             Field.intField("keys", 1, 64, "keys of the table the handlers count under the lock (at most " + 65_536 + ")"),
             Field.longField("inCpuTokens", 0, 0L, "Blackhole.consumeCPU tokens inside the lock per request"));
 
@@ -105,6 +126,8 @@ public final class LoopbackServer implements Workload {
 
     private final long requests;
     private final int loadPercent;
+    /** The rate loadPercent is a percent of, requests per second; 0 measures it before each round. */
+    private final long givenSaturationPerSecond;
     private final int keys;
     private final long inTokens;
     private final byte[][] requestBytes;
@@ -112,6 +135,7 @@ public final class LoopbackServer implements Workload {
     public LoopbackServer(Settings settings) {
         this.requests = settings.getLong("actionsCount");
         this.loadPercent = settings.getInt("loadPercent");
+        this.givenSaturationPerSecond = settings.getLong(SATURATION_PER_SECOND);
         this.keys = settings.getInt("keys");
         this.inTokens = settings.getLong("inCpuTokens");
         if (loadPercent > 100) {
@@ -428,12 +452,29 @@ public final class LoopbackServer implements Workload {
         }
 
         /**
-         * Measures the saturation rate (a closed loop of {@code actionsCount} requests over the round's connections,
-         * untimed) and sets the open loop's schedule.
+         * Sets the open loop's schedule: {@code loadPercent} of the saturation rate given ({@code saturationPerSecond},
+         * the same for every lock of a run when the runner sets it from {@code saturationFrom}), or else measured now
+         * with the lock under test (a closed loop of {@code actionsCount} requests over the round's connections, untimed).
          *
          * @throws IllegalStateException if nothing was answered, or the planned round would not fit in half its timeout
          */
         void plan() throws InterruptedException {
+            saturationPerSecond = givenSaturationPerSecond > 0 ? givenSaturationPerSecond : measureSaturation();
+            double rate = saturationPerSecond * loadPercent / 100.0;
+            intervalNs = 1e9 / rate;
+            double plannedSeconds = requests / rate;
+            double allowed = context.timeout().toSeconds() / 2.0;
+            if (plannedSeconds > allowed) {
+                throw new IllegalStateException(String.format(java.util.Locale.ROOT,
+                        "server: saturation %s at %.0f requests/s; %d requests at %d%% of it would take %.1f s, over half "
+                                + "the round's timeout (%.0f s): lower actionsCount or raise timeoutSeconds",
+                        givenSaturationPerSecond > 0 ? "given" : "measured", saturationPerSecond, requests, loadPercent,
+                        plannedSeconds, allowed * 2));
+            }
+        }
+
+        /** The closed loop of {@code actionsCount} requests over the round's connections: its rate, requests per second. */
+        private double measureSaturation() throws InterruptedException {
             long[] done = new long[connections];
             long[] ended = new long[connections];
             AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -476,17 +517,7 @@ public final class LoopbackServer implements Workload {
                 total += done[c];
                 last = Math.max(last, ended[c]);
             }
-            saturationPerSecond = total * 1e9 / (last - begin);
-            double rate = saturationPerSecond * loadPercent / 100.0;
-            intervalNs = 1e9 / rate;
-            double plannedSeconds = requests / rate;
-            double allowed = context.timeout().toSeconds() / 2.0;
-            if (plannedSeconds > allowed) {
-                throw new IllegalStateException(String.format(java.util.Locale.ROOT,
-                        "server: saturation measured at %.0f requests/s; %d requests at %d%% of it would take %.1f s, over half "
-                                + "the round's timeout (%.0f s): lower actionsCount or raise timeoutSeconds",
-                        saturationPerSecond, requests, loadPercent, plannedSeconds, allowed * 2));
-            }
+            return total * 1e9 / (last - begin);
         }
 
         @Override
@@ -547,7 +578,7 @@ public final class LoopbackServer implements Workload {
             server.stop();
         }
 
-        /** The saturation rate measured before this round, requests per second; 0 in closed loop. */
+        /** The saturation rate of this round's open loop (given, or measured before it), requests per second; 0 in closed loop. */
         double saturationPerSecond() {
             return saturationPerSecond;
         }

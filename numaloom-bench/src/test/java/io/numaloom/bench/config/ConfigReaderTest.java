@@ -257,6 +257,41 @@ class ConfigReaderTest {
         assertEquals(2, ConfigReader.parse(json.formatted(1, nonReentrant), "t", 2, Mutex.names()).benches().getFirst().locks().size());
     }
 
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+            "\"saturationFrom\": \"clsoed\"|'clsoed' is not the id of a bench listed before this one (did you mean 'closed'?)",
+            "\"saturationFrom\": \"later\"|'later' is not the id of a bench listed before this one",
+            "\"saturationFrom\": \"cpu\"|'cpu' is not a closed-loop server bench (loadPercent 0)",
+            "\"saturationFrom\": \"closed\", \"saturationPerSecond\": 5000|and saturationPerSecond both give the saturation rate",
+            "\"saturationFrom\": \"closed\", \"threadType\": \"platform\"|'closed' measures virtual threads, this bench platform",
+            "\"saturationFrom\": \"closed\", \"threads\": [2, 8]|'closed' measures [2, 4] threads, not every count of this bench's [2, 8]",
+            "\"saturationFrom\": \"no-rl\"|'no-rl' does not measure UNFAIR_REENTRANT"})
+    void saturationFromMustNameAnEarlierClosedLoopOfTheReferenceLock(String fields, String expected) {
+        String json = """
+                { "defaults": { "threads": [2, 4], "locks": [ { "name": "VNA" }, { "name": "UNFAIR_REENTRANT" } ] },
+                  "benches": [
+                    { "name": "consumeCpu", "id": "cpu", "payload": { } },
+                    { "name": "server", "id": "closed", "payload": { } },
+                    { "name": "server", "id": "no-rl", "payload": { "locks": [ { "name": "VNA" } ] } },
+                    { "name": "server", "id": "load", "payload": { "loadPercent": 50, %s } },
+                    { "name": "server", "id": "later", "payload": { } } ] }
+                """.formatted(fields);
+        List<String> problems = problems(json);
+        assertEquals(1, problems.size(), problems.toString());
+        assertTrue(problems.get(0).startsWith("benches[3].payload.saturationFrom: ") && problems.get(0).contains(expected),
+                problems.get(0));
+    }
+
+    @Test
+    void saturationFromOnAClosedLoopIsAnError() {
+        List<String> problems = problems("""
+                { "benches": [ { "name": "server", "id": "closed", "payload": { "locks": [ { "name": "UNFAIR_REENTRANT" } ] } },
+                               { "name": "server", "payload": { "saturationFrom": "closed", "locks": [ { "name": "VNA" } ] } } ] }
+                """);
+        assertEquals(List.of("benches[1].payload.saturationFrom: applies to an open loop only (loadPercent 1-100); this bench is "
+                + "the closed loop"), problems);
+    }
+
     @Test
     void allSkippedIsAnError() {
         assertEquals(List.of("benches: every bench has \"skip\": true; there is nothing to run"),

@@ -16,6 +16,8 @@ import java.util.Set;
  */
 final class FakeExecutor implements PointExecutor {
     final List<String> asked = new ArrayList<>();
+    /** The points as the runner handed them over, settings it filled in included. */
+    final List<Point> handed = new ArrayList<>();
     private final int crashAfter;
     private final Set<String> failing;
 
@@ -41,6 +43,7 @@ final class FakeExecutor implements PointExecutor {
             throw new Killed();
         }
         asked.add(point.key());
+        handed.add(point);
         if (failing.contains(point.key())) {
             throw new PointFailedException("java.lang.UnsupportedOperationException: not yet", null);
         }

@@ -224,6 +224,17 @@ class RealWorldWorkloadsTest {
     }
 
     @Test
+    void serverOpenLoopAtAGivenSaturationRateDoesNotMeasureIt() throws Exception {
+        BenchDefinition b = bench("server", "\"actionsCount\": 200, \"loadPercent\": 50, \"saturationPerSecond\": 4000, \"keys\": 5,");
+        LoopbackServer.ServerRound round = (LoopbackServer.ServerRound) b.kind().create(b.settings())
+                .newRound(context(2, "VNA", "virtual"));
+        assertEquals(4000.0, round.saturationPerSecond());
+        Execution.Outcome o = run(round, 2, "virtual");
+        // 200 requests at 2000/s: the schedule is 100 ms, and the handlers counted only these (no saturation run).
+        assertEquals(200, o.latency().getTotalCount());
+    }
+
+    @Test
     void serverListensOnLoopbackOnlyAndShutsDownAfterTheRound() throws Exception {
         BenchDefinition b = bench("server", "\"actionsCount\": 100,");
         LoopbackServer.ServerRound round = (LoopbackServer.ServerRound) b.kind().create(b.settings())
