@@ -415,7 +415,7 @@ public final class KeyedLock<K> {
         int h = spread(key.hashCode());
         Object o = lockBound(key, h, true);
         if (!(o instanceof Record)) {
-            lockPinned(key, h, o == null);
+            lockPinned(key, h, o == MISSED);
         }
     }
 
@@ -455,7 +455,7 @@ public final class KeyedLock<K> {
         if (o instanceof Record) {
             return true;
         }
-        o = pinOrHoldThin(key, h, true, o == null);
+        o = pinOrHoldThin(key, h, true, o == MISSED);
         if (o == THIN) {
             return true;
         }
@@ -578,7 +578,7 @@ public final class KeyedLock<K> {
     /** {@link #lock}, returning the record locked, which the caller unlocks directly, or null for a thin hold. */
     private Record lockForSection(K key, int h) {
         Object o = lockBound(key, h, true);
-        return o instanceof Record r ? r : lockPinned(key, h, o == null);
+        return o instanceof Record r ? r : lockPinned(key, h, o == MISSED);
     }
 
     /** The end of a section begun by {@link #lockForSection}: the record's unlock, or the thin hold's release. */
