@@ -24,6 +24,13 @@ abstract class ConditionLock {
     /** @throws IllegalMonitorStateException unless the current thread holds the lock */
     abstract void checkOwner(String action);
 
+    /**
+     * Called by the owner: unparks {@code waiter}'s thread at the owner's release of the lock
+     * instead of now, and returns true; false if this lock cannot defer it (the caller unparks at
+     * once).
+     */
+    abstract boolean deferWake(VnaCondition.Waiter waiter);
+
     /** The lock that JFR events name: this one, or the {@link KeyedLock} of a key's lock. */
     Object reportedLock() {
         return this;

@@ -1550,6 +1550,13 @@ public final class KeyedLock<K> {
             }
         }
 
+        /** The key's record defers it; a key with condition waiters has one (they pin it), so it is never held thin then. */
+        @Override
+        boolean deferWake(VnaCondition.Waiter waiter) {
+            Record r = heldRecord(key);
+            return r != null && r.deferWake(waiter);
+        }
+
         @Override
         public boolean equals(Object o) {
             return o instanceof KeyedLock<?>.KeyLock v && v.owner() == KeyedLock.this && v.key.equals(key);

@@ -19,7 +19,10 @@ import java.util.concurrent.locks.LockSupport;
  * timeout or interrupt); both are CASes, so exactly one wins and a signal is never spent on a
  * waiter that already gave up: {@code signal} keeps removing until a CAS succeeds. A cancelled
  * waiter may still be linked; it unlinks itself after it has re-acquired the lock. The waiter
- * parks only while its state is WAITING, so an unpark that precedes the park is not lost.
+ * parks only while its state is WAITING, so an unpark that precedes the park is not lost. A
+ * signalled waiter is unparked when the signaller releases the lock, not at the signal
+ * ({@link ConditionLock#deferWake}; "Wake on release" in {@link VnaLock}): woken earlier, it would
+ * find the lock held by its signaller and wait again.
  */
 final class VnaCondition implements Condition {
 
@@ -40,9 +43,11 @@ final class VnaCondition implements Condition {
         this.lock = lock;
     }
 
-    private static final class Waiter {
+    static final class Waiter {
         final Thread thread = Thread.currentThread();
         Waiter next;
+        /** The next waiter whose unpark waits for the lock's release (see {@link ConditionLock#deferWake}). */
+        Waiter wakeNext;
         int state; // STATE
 
         boolean signal() {
@@ -213,16 +218,39 @@ final class VnaCondition implements Condition {
         wake(true);
     }
 
-    /** Removes waiters from the head; wakes the first that was still waiting, or all of them. */
+    /**
+     * Removes waiters from the head; signals the first that was still waiting, or all of them.
+     * Their threads are unparked when the signaller releases the lock, not now: woken now, a
+     * waiter would only find the lock held by its signaller and wait again.
+     */
     private void wake(boolean all) {
         for (Waiter w; (w = first) != null; ) {
             dequeueFirst(w);
             if (w.signal()) {
-                LockSupport.unpark(w.thread);
+                if (!lock.deferWake(w)) {
+                    LockSupport.unpark(w.thread);
+                }
                 if (!all) {
                     return;
                 }
             }
+        }
+    }
+
+    /** Unparks the threads of a stack of deferred waiters, the earliest signalled first. */
+    static void unparkDeferred(Waiter latest) {
+        Waiter earliest = null;
+        while (latest != null) { // reverse
+            Waiter next = latest.wakeNext;
+            latest.wakeNext = earliest;
+            earliest = latest;
+            latest = next;
+        }
+        for (Waiter w = earliest; w != null; ) {
+            Waiter next = w.wakeNext;
+            w.wakeNext = null;
+            LockSupport.unpark(w.thread);
+            w = next;
         }
     }
 

@@ -235,6 +235,24 @@ public class VnaLock extends ConditionLock implements Lock {
      * the lock free. Non-heir waiters are woken only by designation (a CAS, then an unpark whose
      * permit is not lost if it precedes the park), so they park without a timeout.
      *
+     * <p><b>Wake on release.</b> A condition's {@code signal} moves the waiter's state to SIGNALLED
+     * under the lock but does not unpark it: it pushes the waiter on {@code deferredWakes} (in
+     * {@code Waiters}, created if need be, so the fresh lock stays 40 bytes and a lock without
+     * waiters reads nothing more), and the owner's release that frees the lock ({@code unlock} of
+     * the last hold, or the {@code releaseFully} of an await) takes the list while still holding
+     * the lock, releases, then unparks them, earliest signalled first. Unparked at the signal, a
+     * waiter would run while its signaller still held the lock (on another carrier, or first on
+     * this one), find the lock held, spin and park again: a futile wake-up per signal, the one
+     * Dice's Relaxed-Locks paper throttles. Deferred, it runs when the lock is free. The list is
+     * written and read by owners only, so plain fields suffice: the lock word's release and
+     * acquire order them. The waiter's own loop (park while WAITING) is unchanged, so a waiter
+     * that wakes early (a timeout, an interrupt, a spurious return) finds SIGNALLED and goes on
+     * to re-acquire as before; the later unpark then only leaves a permit, which every park of
+     * this class tolerates (each re-checks its condition). AQS instead transfers the waiter into
+     * the lock's queue, so that it is woken by the unlock that hands it the lock; with VNA's
+     * competitive handoff a free lock is taken by whoever runs first, so waking at the release
+     * gives the same effect without a second queue protocol.
+     *
      * <p><b>The fairness bound.</b> Let a candidate C of queue k wait. The heir of the queue being
      * served reserves the lock after {@code PATIENCE_NANOS} as heir and then acquires within one
      * critical section and its own scheduling delay. Heirs are picked from the serving queue only
@@ -549,11 +567,39 @@ public class VnaLock extends ConditionLock implements Lock {
     private void release() {
         owner = null;
         Waiters w = (Waiters) WAITERS.getVolatile(this);
-        if (w == null || w.quiet()) {
+        if (w == null) {
+            STATE.setRelease(this, 0);
+        } else if (w.deferredWakes != null) {
+            releaseAndWake(w);
+        } else if (w.quiet()) {
             STATE.setRelease(this, 0);
         } else {
             releaseContended(w);
         }
+    }
+
+    /**
+     * A release with condition waiters to wake (see "Wake on release" above): takes them off the
+     * lock while still holding it, releases, then unparks them, in the order they were signalled.
+     */
+    private void releaseAndWake(Waiters w) {
+        VnaCondition.Waiter d = w.deferredWakes;
+        w.deferredWakes = null;
+        if (w.quiet()) {
+            STATE.setRelease(this, 0);
+        } else {
+            releaseContended(w);
+        }
+        VnaCondition.unparkDeferred(d);
+    }
+
+    /** Defers the unpark of a signalled condition waiter to this lock's next release; called holding it. */
+    @Override
+    boolean deferWake(VnaCondition.Waiter waiter) {
+        Waiters w = waitersOrInflate();
+        waiter.wakeNext = w.deferredWakes; // a stack: unparkDeferred reverses it
+        w.deferredWakes = waiter;
+        return true;
     }
 
     @Override
@@ -1563,6 +1609,11 @@ public class VnaLock extends ConditionLock implements Lock {
          * {@link Waiters#NOT_SEEN}: the clock of {@link VnaLock#RESERVATION_GRACE_NANOS}.
          */
         long reservedFreeSince = Waiters.NOT_SEEN;
+        /**
+         * Condition waiters signalled by the owner, to unpark at its release, latest first; null
+         * if none. Written and read by the owner only (see "Wake on release").
+         */
+        VnaCondition.Waiter deferredWakes;
     }
 
     /** 128 bytes of padding after the hot fields. */

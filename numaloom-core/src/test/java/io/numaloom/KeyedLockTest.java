@@ -985,6 +985,14 @@ class KeyedLockTest {
         return got[0];
     }
 
+    /** Wake on release holds for a key's conditions too: the signalled waiter is unparked by the key's release. */
+    @Test
+    void aSignalledWaiterOfAKeyIsWokenAtTheSignallersRelease() throws Exception {
+        KeyedLock<String> locks = new KeyedLock<>();
+        KeyedLock<String>.KeyLock view = locks.forKey("k");
+        VnaLockTest.assertSignalledWaiterWaitsForRelease(view, view.newCondition());
+    }
+
     @Test
     void aConditionAwaitedUnderAThinHoldInflatesIt() throws Exception {
         KeyedLock<String> locks = thinLocks();

@@ -247,6 +247,51 @@ class VnaLockTest {
         assertEquals(2, holdsAfterWake.get());
     }
 
+    /**
+     * Wake on release: a signalled waiter is unparked when the signaller releases the lock, not at the signal,
+     * so it does not run only to find the lock held by its signaller and queue for it.
+     */
+    @Test
+    void aSignalledWaiterIsWokenAtTheSignallersRelease() throws Exception {
+        VnaLock lock = spread(2);
+        assertSignalledWaiterWaitsForRelease(lock, lock.newCondition());
+    }
+
+    /**
+     * Holds {@code lock} and signals {@code c} while a virtual thread awaits it; while the signaller still holds the
+     * lock the waiter stays parked on the condition (not queued for the lock), and the release lets it finish.
+     */
+    static void assertSignalledWaiterWaitsForRelease(java.util.concurrent.locks.Lock lock, Condition c)
+            throws Exception {
+        AtomicBoolean returned = new AtomicBoolean();
+        Thread t = Thread.ofVirtual().start(() -> {
+            lock.lock();
+            try {
+                c.awaitUninterruptibly();
+                returned.set(true);
+            } finally {
+                lock.unlock();
+            }
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (LockSupport.getBlocker(t) != c) { // parked in the await, not just past its release
+            assertTrue(System.nanoTime() < deadline, "the waiter never parked in await");
+            Thread.sleep(1);
+        }
+        lock.lock();
+        try {
+            c.signal();
+            Thread.sleep(50); // time enough for a woken waiter to run and queue for the lock
+            assertEquals(Thread.State.WAITING, t.getState());
+            assertTrue(LockSupport.getBlocker(t) == c, "the waiter left the condition while its signaller held the lock");
+            assertFalse(returned.get());
+        } finally {
+            lock.unlock();
+        }
+        t.join();
+        assertTrue(returned.get());
+    }
+
     @Test
     void conditionMethodsRequireTheLock() {
         VnaLock lock = new VnaLock();
