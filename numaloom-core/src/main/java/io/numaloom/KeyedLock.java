@@ -46,25 +46,29 @@ import java.util.function.Supplier;
  *     checks, {@link #tryLock(Object)}, timed and interruptible acquisition, and conditions
  *     through {@link #forKey}. Contended keys wait as {@code VnaLock} waiters do: per NUMA node
  *     queues, parking, a bound in time on overtaking.
- * <li><em>Fast on keys that recur.</em> A key keeps its internal record while idle, so locking it
- *     again is a lookup without a lock and one compare-and-set, and unlocking a lookup and a
- *     store: no allocation, about the cost of a {@code ConcurrentHashMap} of
- *     {@code ReentrantLock}s.
+ * <li><em>Fast on keys that recur.</em> A key that a thread locks again (or that is contended)
+ *     gets an internal record and keeps it while idle, so locking it again is a lookup without a
+ *     lock and one compare-and-set, and unlocking a lookup and a store: no allocation, about the
+ *     cost of a {@code ConcurrentHashMap} of {@code ReentrantLock}s. A key a thread locks once
+ *     and not again soon is held thin (below) and leaves nothing behind
+ *     ({@link Builder#bindOnFirstLock} binds at the first lock instead).
  * <li><em>Bounded memory.</em> At most {@link Builder#idleKeys(int) idleKeys} keys (1024 by
  *     default, about 120 bytes each beside the key, record and table) stay bound while idle;
  *     binding more releases idle ones, and a background thread releases every key idle for about
  *     {@link #IDLE_SWEEP_MILLIS} ms, so an idle {@code KeyedLock} eventually keeps no reference to
  *     any key and shrinks back to its size when new. {@link #releaseIdleKeys()} does it at once.
  *     Keys in use (held, waited for, awaited) are never released.
- * <li><em>Cheap on keys not seen lately.</em> Once {@code idleKeys} keys are bound, a thread that
- *     locks a key without a record holds it <em>thin</em>: it marks the key held in the key's hash
+ * <li><em>Cheap on keys not seen lately.</em> A thread that locks a key it has not locked lately,
+ *     or any key once {@code idleKeys} keys are bound, and finds no record of it holds it
+ *     <em>thin</em>: it marks the key held in the key's hash
  *     bucket (a short bucket lock and a store) and releases it with one compare-and-set, binding
  *     no record and releasing no idle one. A second thread that wants the key, or the holder's
  *     re-entry or a condition of the key, turns the thin hold into a record the holder holds. A
  *     thread holds at most one key thin at a time.
  * <li><em>No allocation in steady state.</em> A released record is kept by the thread that
  *     released it and reused by that thread's next bind, so locking ever new keys one at a time
- *     allocates nothing either. A thread's first thin hold allocates its one thin-hold node.
+ *     allocates nothing either. A thread's first thin hold allocates its one thin-hold node
+ *     (about 300 bytes with its admission filter, kept as long as the thread lives).
  * <li><em>Several keys without deadlock.</em> {@link #lockAll} locks a collection of keys in one
  *     global order, equal keys once; {@link #lockAllInterruptibly} and {@link #tryLockAll} (at once,
  *     or within a time) do the same, all or nothing.
@@ -139,6 +143,20 @@ public final class KeyedLock<K> {
      * scan may also wander into another chain through a record that was re-linked meanwhile; it
      * is cut at MAX_HOPS and a miss always falls back to the scan under the bucket lock, which is
      * exact by (1) and (2).
+     *
+     * Admission and drain. Binding a record for a key that never recurs fills the table with idle
+     * records that every lookup of the bucket walks past and that keep the table at its budget's
+     * size (48 KB for 1024 keys) where it is otherwise 64 buckets: about 5% of sync-many-keys
+     * against Striped. So pinOrBind binds (within the budget) only for a key the thread held thin
+     * lately: each thread's Thin node has a small filter of the hashes of its last thin holds
+     * (Thin.recurs; TinyLFU's doorkeeper, per thread so that the thin path writes nothing
+     * shared), and other keys are held thin even under the budget. And since keys stop recurring,
+     * every DRAIN_INTERVAL-th thin hold of a thread, while records are bound, deflates one idle
+     * record near its bucket that nobody locked since the drain last passed it (drainIdle; the
+     * used bit, set by lockers, cleared by the drain: CLOCK's second chance). Over keys that do
+     * not recur the table then holds no record and shrinks back; keys that recur keep theirs.
+     * Builder.bindOnFirstLock restores binding at the first lock, and turns the drain off (a
+     * drained record's key would only bind again).
      *
      * Deflation: when. A bind that brings BOUND over idleKeys deflates up to two idle records
      * in the buckets from its own on (deflateNearBind), so a burst of new keys recycles records
@@ -242,6 +260,11 @@ public final class KeyedLock<K> {
     /** Each thread's one {@link Thin} hold, made on its first thin hold. */
     private static final ThreadLocal<Thin> THIN_HOLD = ThreadLocal.withInitial(Thin::new);
 
+    /** Slots of a thread's admission filter ({@link Thin#recurs}): the keys it held thin lately. */
+    static final int RECENT = 64;
+    /** A thread's thin holds per drain step ({@link #drainIdle}), while records are bound. */
+    static final int DRAIN_INTERVAL = 16;
+
     /** What {@link #pinOrBind} returns when it took a thin hold. */
     private static final Object THIN = new Object();
     /** What {@link #lockBound} returns when it found the key's record but did not lock it. */
@@ -252,6 +275,8 @@ public final class KeyedLock<K> {
     private final int idleKeys;
     /** Whether the {@link Deflater} thread releases this lock's idle keys. */
     private final boolean backgroundRelease;
+    /** Whether a key's first lock binds a record ({@link Builder#bindOnFirstLock}), not only a recurring key's. */
+    private final boolean bindOnFirstLock;
     /**
      * The name JFR events carry ({@link Builder#name}), or null. A field of its own: a KeyedLock is
      * one object per map of keys, not per key, so 4 bytes here cost nothing per key.
@@ -268,11 +293,13 @@ public final class KeyedLock<K> {
      * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
      */
     public KeyedLock() {
-        this(VnaLock.PER_NODE, null, DEFAULT_IDLE_KEYS, true, null);
+        this(VnaLock.PER_NODE, null, DEFAULT_IDLE_KEYS, true, false, null);
     }
 
-    private KeyedLock(byte mode, QueuePlacement placement, int idleKeys, boolean backgroundRelease, String name) {
+    private KeyedLock(byte mode, QueuePlacement placement, int idleKeys, boolean backgroundRelease,
+                      boolean bindOnFirstLock, String name) {
         this.name = name;
+        this.bindOnFirstLock = bindOnFirstLock;
         this.mode = mode;
         this.placement = placement;
         this.idleKeys = idleKeys;
@@ -289,7 +316,7 @@ public final class KeyedLock<K> {
      * @param <K> the type of the keys
      */
     public static <K> KeyedLock<K> perSocket() {
-        return new KeyedLock<>(VnaLock.PER_SOCKET, null, DEFAULT_IDLE_KEYS, true, null);
+        return new KeyedLock<>(VnaLock.PER_SOCKET, null, DEFAULT_IDLE_KEYS, true, false, null);
     }
 
     /**
@@ -299,7 +326,7 @@ public final class KeyedLock<K> {
      * @param placement chooses the queue of each waiting thread
      */
     public static <K> KeyedLock<K> withPlacement(QueuePlacement placement) {
-        return new KeyedLock<>(VnaLock.CUSTOM, VnaLock.checkPlacement(placement), DEFAULT_IDLE_KEYS, true, null);
+        return new KeyedLock<>(VnaLock.CUSTOM, VnaLock.checkPlacement(placement), DEFAULT_IDLE_KEYS, true, false, null);
     }
 
     /**
@@ -316,6 +343,7 @@ public final class KeyedLock<K> {
         private QueuePlacement placement;
         private int idleKeys = DEFAULT_IDLE_KEYS;
         private boolean backgroundRelease = true;
+        private boolean bindOnFirstLock;
         private String name;
 
         private Builder() {}
@@ -332,6 +360,25 @@ public final class KeyedLock<K> {
          */
         public Builder releaseIdleKeysInBackground(boolean on) {
             this.backgroundRelease = on;
+            return this;
+        }
+
+        /**
+         * Whether a key's first {@code lock} or {@code tryLock} by a thread binds it a record, within
+         * {@link #idleKeys(int)} (default false). By default a thread binds a record only for a key
+         * it held thin itself among its last few dozen thin holds (an admission filter, as the
+         * doorkeeper of TinyLFU): a key locked once is held thin and leaves nothing behind, so a
+         * stream of keys that do not recur does not fill the idle budget with records nobody will
+         * use, and keys that recur get the fast path from their second lock on. A key that is
+         * contended, re-entered or awaited gets a record either way. On, a key not held thin gets a
+         * record at its first lock: for keys that recur, uncontended, but each time in another
+         * thread (a new virtual thread per request, say), whose filter is new.
+         *
+         * @param on whether a key's first lock binds a record
+         * @return this builder
+         */
+        public Builder bindOnFirstLock(boolean on) {
+            this.bindOnFirstLock = on;
             return this;
         }
 
@@ -399,7 +446,7 @@ public final class KeyedLock<K> {
          * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
          */
         public <K> KeyedLock<K> build() {
-            return new KeyedLock<>(mode, placement, idleKeys, backgroundRelease, name);
+            return new KeyedLock<>(mode, placement, idleKeys, backgroundRelease, bindOnFirstLock, name);
         }
     }
 
@@ -916,7 +963,7 @@ public final class KeyedLock<K> {
         Table t = table;
         for (int pass = 0; pass < MAX_SWEEP_PASSES; pass++) {
             for (int i = 0; i < t.buckets; i++) {
-                released += deflateBucket(t, i, Integer.MAX_VALUE, true);
+                released += deflateBucket(t, i, Integer.MAX_VALUE, true, false);
             }
             Table now = table;
             if (now == t) {
@@ -982,6 +1029,7 @@ public final class KeyedLock<K> {
                     return MISSED;
                 }
                 if (r.key() == k && r.home == this) {
+                    r.used = true; // for the drain's second chance; the CAS has the line
                     return r;
                 }
                 r.unlock(); // rebound between our read of the binding and our CAS
@@ -1109,31 +1157,41 @@ public final class KeyedLock<K> {
         }
         Record bound;
         int chain = 0;
+        boolean thin = false, drain = false;
         try {
             for (Record r = t.head(i); r != null; r = r.next(), chain++) {
                 if (r.hash == h && r.isKey(key)) {
                     r.pinBound();
+                    r.used = true;
                     return r;
                 }
             }
             Thin n = t.thin(i);
             bound = n != null && n.hash == h ? inflate(t, i, n, key, 1) : null;
-            if (bound == null && thinOk && t.thin(i) == null && (int) BOUND.getVolatile(this) >= idleKeys) {
+            if (bound == null && thinOk && t.thin(i) == null) {
                 Thin mine = THIN_HOLD.get();
-                if (mine.key() == null) {
+                // Admission: a record only for a key this thread held thin lately, within the budget.
+                if (mine.key() == null && ((!mine.recurs(h) && !bindOnFirstLock) || (int) BOUND.getVolatile(this) >= idleKeys)) {
                     mine.hash = h;
                     mine.setKey(key);
                     t.setThin(i, mine); // release: an inflater that reads the slot sees key and hash
-                    return THIN;
+                    drain = !bindOnFirstLock && mine.drainDue(); // with it, a drained record's key would only bind again
+                    thin = true;
                 }
             }
-            if (bound == null) {
+            if (bound == null && !thin) {
                 bound = spareRecord();
                 bound.bind(this, h, key, t.head(i));
                 t.setHead(i, bound);
             }
         } finally {
             t.unlock(i);
+        }
+        if (thin) {
+            if (drain) {
+                drainIdle(h);
+            }
+            return THIN;
         }
         // The bind and the deflations it pays for are counted in one update, none in the steady
         // state (one deflation per bind): BOUND is then only read, and its line stays shared.
@@ -1193,15 +1251,36 @@ public final class KeyedLock<K> {
      * just bound is pinned by its binder and never taken.
      */
     private int deflateNearBind(int h, int wanted) {
+        return deflateNear(h, wanted, false);
+    }
+
+    /**
+     * One step of the drain: a thread that took a thin hold ({@link #DRAIN_INTERVAL} of them) while
+     * records are bound looks at the first chain from its bucket on and deflates one idle record
+     * of it that nobody locked since the drain last passed it ({@link Record#used}, cleared as it
+     * passes: CLOCK's second chance). One chain per step, so that a record is looked at about once
+     * per DRAIN_INTERVAL thin holds per bound chain: a key that recurs more often keeps its record. With
+     * the admission filter, which binds records only for keys that recur, this takes back the
+     * records of keys that stopped recurring, so that a stream of keys that do not recur leaves
+     * the table empty and small, and the keys that do recur keep theirs.
+     */
+    private void drainIdle(int h) {
+        if ((int) BOUND.getVolatile(this) > 0) {
+            countBound(-deflateNear(h, 1, true));
+        }
+    }
+
+    /** {@link #deflateNearBind}, or with {@code clock} the drain's pass, which spares used records. */
+    private int deflateNear(int h, int wanted, boolean clock) {
         Table t = table;
         int mask = t.buckets - 1;
         int i = t.index(h);
         int deflated = 0;
-        for (int chains = 0, heads = 0; chains < SWEEP_BUCKETS && heads <= Math.min(mask, SWEEP_HEADS) && deflated < wanted;
+        for (int chains = 0, heads = 0, most = clock ? 1 : SWEEP_BUCKETS; chains < most && heads <= Math.min(mask, SWEEP_HEADS) && deflated < wanted;
              heads++, i = (i + 1) & mask) {
             if (t.head(i) != null) {
                 chains++;
-                deflated += deflateBucket(t, i, wanted - deflated, false);
+                deflated += deflateBucket(t, i, wanted - deflated, false, clock);
             }
         }
         return deflated;
@@ -1215,7 +1294,7 @@ public final class KeyedLock<K> {
      * and puts the lock word back (unless the pinned thread already took the lock from DEFLATED,
      * as a pinned thread may).
      */
-    private int deflateBucket(Table t, int i, int max, boolean sweeping) {
+    private int deflateBucket(Table t, int i, int max, boolean sweeping, boolean clock) {
         if (t.head(i) == null || !(sweeping ? t.lock(i) : t.tryLock(i))) {
             return 0;
         }
@@ -1225,7 +1304,10 @@ public final class KeyedLock<K> {
             Record prev = null;
             for (Record r = t.head(i); r != null && deflated < max; ) {
                 Record next = r.next();
-                if (tryDeflate(r)) {
+                if (clock && r.used) {
+                    r.used = false; // a second chance
+                    prev = r;
+                } else if (tryDeflate(r)) {
                     if (sweeping) {
                         // Counted before it is unlinked: a sweep that reads this bucket empty
                         // without its lock (releaseIdleKeys) then reads BOUND without it.
@@ -1601,6 +1683,12 @@ public final class KeyedLock<K> {
         int hash;
         private Record next;   // NEXT
         private int pins = -1; // PINS
+        /**
+         * Locked since the drain last passed (set by lockers, cleared by the drain under the bucket
+         * lock): the drain's second chance, as the CLOCK page-replacement policy's reference bit.
+         * Plain: a lost update only costs a record one chance more or less.
+         */
+        boolean used;
         /** The record's place in the global order of {@link KeyedLock#lockAll}. */
         final long id = IDS.getAndIncrement();
 
@@ -1663,6 +1751,7 @@ public final class KeyedLock<K> {
         void bind(KeyedLock<?> home, int hash, Object key, Record next) {
             this.hash = hash;
             this.home = home;
+            this.used = true;
             KEY.setRelease(this, key);
             NEXT.setRelease(this, next);
             revive();
@@ -1679,6 +1768,7 @@ public final class KeyedLock<K> {
         void bindHeld(KeyedLock<?> home, int hash, Object key, Record next, Thread holder, int pins) {
             this.hash = hash;
             this.home = home;
+            this.used = true;
             KEY.setRelease(this, key);
             NEXT.setRelease(this, next);
             reviveHeldBy(holder);
@@ -1767,6 +1857,45 @@ public final class KeyedLock<K> {
         final Thread thread = Thread.currentThread();
         private Object key; // KEY: opaque, for one order of the holder's and an inflater's writes
         int hash;
+        /**
+         * The admission filter: the spread hashes of the keys this thread held thin lately, one per
+         * slot, 0 for none. Whole hashes, not short fingerprints: a false positive binds a record
+         * nobody will use, and over a stream of keys that do not recur even one in a hundred would
+         * fill the idle budget. Holder only, as are seed and holds.
+         */
+        private final int[] recent = new int[RECENT];
+        /** A xorshift state, for the filter's replacements. */
+        private int seed = (int) thread.threadId() * 0x9E3779B9 | 1;
+        /** Thin holds taken, for {@link #drainDue}. */
+        private int holds;
+
+        /**
+         * Whether this thread held the key of hash {@code h} thin lately: its hash is in its slot
+         * of the filter (or another key's of that hash is: a record bound for nothing).
+         * Otherwise records it there, over a previous key's with probability 1/2, so that keys
+         * that share a slot and alternate do not push each other out forever.
+         */
+        boolean recurs(int h) {
+            int i = (h >>> 16) & (RECENT - 1);
+            int was = recent[i];
+            if (was == h) {
+                return true;
+            }
+            int x = seed;
+            x ^= x << 13;
+            x ^= x >>> 17;
+            x ^= x << 5;
+            seed = x;
+            if (was == 0 || x < 0) {
+                recent[i] = h;
+            }
+            return false;
+        }
+
+        /** Whether this thin hold is the thread's {@link #DRAIN_INTERVAL}th since its last drain step. */
+        boolean drainDue() {
+            return (++holds & (DRAIN_INTERVAL - 1)) == 0;
+        }
 
         Object key() {
             return KEY.getOpaque(this);

@@ -1,6 +1,8 @@
 package io.numaloom;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.openjdk.jol.info.GraphLayout;
 import org.junit.jupiter.api.Timeout;
 
@@ -137,7 +139,7 @@ class KeyedLockTest {
 
     @Test
     void aKeyWhoseEqualsThrowsReachesTheCallerAndLeavesNothingBehind() throws Exception {
-        KeyedLock<FlakyKey> locks = new KeyedLock<>();
+        KeyedLock<FlakyKey> locks = KeyedLock.builder().bindOnFirstLock(true).build(); // the held key has a record
         FlakyKey held = new FlakyKey(1, Integer.MAX_VALUE);
         locks.lock(held);
         for (int i = 0; i < 1_000; i++) {
@@ -346,7 +348,7 @@ class KeyedLockTest {
     @org.junit.jupiter.params.ParameterizedTest(name = "timed: {0}")
     @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
     void anInterruptedLockAllGivesBackWhatItHeld(boolean timed) throws Exception {
-        KeyedLock<String> locks = KeyedLock.builder().releaseIdleKeysInBackground(false).build();
+        KeyedLock<String> locks = KeyedLock.builder().bindOnFirstLock(true).releaseIdleKeysInBackground(false).build();
         locks.lock("q1");
         locks.unlock("q1"); // bound first: its record comes first in the order of lockAll
         locks.lock("q2");
@@ -489,7 +491,7 @@ class KeyedLockTest {
      */
     @Test
     void releaseIdleKeysShrinksTheTableAlsoWhileAnotherThreadResizes() throws Exception {
-        KeyedLock<Integer> locks = KeyedLock.builder().releaseIdleKeysInBackground(false).idleKeys(20_000).build();
+        KeyedLock<Integer> locks = KeyedLock.builder().releaseIdleKeysInBackground(false).idleKeys(20_000).bindOnFirstLock(true).build();
         for (int i = 0; i < 10_000; i++) {
             locks.lock(i);
             locks.unlock(i);
@@ -514,31 +516,114 @@ class KeyedLockTest {
      * ({@link KeyedLock#DEFAULT_IDLE_KEYS}), whose retained size (records, table and keys: JOL's graph of the
      * lock) stays under 256 KiB; then the background deflater releases every idle key within about
      * {@link KeyedLock#IDLE_SWEEP_MILLIS} (the test waits up to 30 s), and the lock is back to its size when new.
+     * With the defaults, keys locked once bind nothing at all (the admission filter); with
+     * {@code bindOnFirstLock(true)} they fill the budget, the worst case of what the lock retains.
      */
-    @Test
-    void anIdleLockKeepsItsBudgetAfterManyKeysAndThenNothing() throws InterruptedException {
-        KeyedLock<Integer> locks = new KeyedLock<>();
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void anIdleLockKeepsItsBudgetAfterManyKeysAndThenNothing(boolean bindOnFirstLock) throws InterruptedException {
+        KeyedLock<Integer> locks = KeyedLock.builder().bindOnFirstLock(bindOnFirstLock).build();
         long idle = GraphLayout.parseInstance(locks).totalSize();
         for (int i = 0; i < 1_000_000; i++) {
             locks.lock(i);
             locks.unlock(i);
         }
         assertEquals(0, locks.activeKeys());
-        assertTrue(locks.boundKeys() <= KeyedLock.DEFAULT_IDLE_KEYS + 1, locks.boundKeys() + " idle keys bound");
+        int kept = locks.boundKeys();
+        assertTrue(kept <= KeyedLock.DEFAULT_IDLE_KEYS + 1, kept + " idle keys bound");
+        if (bindOnFirstLock) {
+            assertTrue(kept >= KeyedLock.DEFAULT_IDLE_KEYS / 2, kept + " idle keys bound: the budget is not used");
+        }
         long budget = GraphLayout.parseInstance(locks).totalSize();
         VnaLockTest.awaitCondition(() -> locks.boundKeys() == 0, "the deflater to release the idle keys");
         assertEquals(0, locks.releaseIdleKeys(), "the deflater left idle keys behind");
         assertEquals(KeyedLock.MIN_BUCKETS, locks.buckets());
         long after = GraphLayout.parseInstance(locks).totalSize();
-        System.out.println("KeyedLock retained size: new " + idle + " B, after 1,000,000 distinct keys " + budget
-                + " B (" + KeyedLock.DEFAULT_IDLE_KEYS + " idle keys kept), after the idle sweep " + after + " B");
+        System.out.println("KeyedLock" + (bindOnFirstLock ? " (bindOnFirstLock)" : "") + " retained size: new " + idle
+                + " B, after 1,000,000 distinct keys " + budget
+                + " B (" + kept + " idle keys kept), after the idle sweep " + after + " B");
         assertTrue(budget <= 256 * 1024, "retained " + budget + " B after a million distinct keys");
         assertEquals(idle, after, "retained size once the idle keys are released");
     }
 
+    /** The admission filter: a key gets a record at its second lock by a thread, not its first. */
+    @Test
+    void aKeyLockedOnceIsHeldThinAndARecurringKeyGetsARecord() throws Exception {
+        inANewThread(KeyedLockTest::lockedOnceThenAgain); // a new thread's filter: keys of other tests are not in it
+    }
+
+    private static void lockedOnceThenAgain() {
+        KeyedLock<String> locks = KeyedLock.builder().releaseIdleKeysInBackground(false).build();
+        locks.lock("a");
+        assertTrue(locks.isHeldByCurrentThread("a"));
+        locks.unlock("a");
+        assertEquals(0, locks.boundKeys(), "a key locked once leaves no record");
+        locks.lock("a");
+        locks.unlock("a");
+        assertEquals(1, locks.boundKeys(), "a key locked again by the thread gets a record");
+        assertTrue(locks.boundRecord("a") != null);
+
+        KeyedLock<String> eager = KeyedLock.builder().bindOnFirstLock(true).releaseIdleKeysInBackground(false).build();
+        eager.lock("a");
+        eager.unlock("a");
+        assertEquals(1, eager.boundKeys(), "bindOnFirstLock: the first lock binds");
+    }
+
+    /**
+     * A stream of keys that never recur binds nothing, and keys that recur among them get records and keep most
+     * of them while the drain takes back idle records on the stream's thin holds.
+     */
+    @Test
+    void keysThatDoNotRecurLeaveNothingAndRecurringKeysKeepTheirRecords() throws Exception {
+        inANewThread(KeyedLockTest::aStreamAndRecurringKeys);
+    }
+
+    private static void aStreamAndRecurringKeys() {
+        KeyedLock<Integer> locks = KeyedLock.builder().releaseIdleKeysInBackground(false).build();
+        for (int k = 1_000_000; k < 1_100_000; k++) { // distinct Integers: distinct hashes, no filter false positive
+            locks.lock(k);
+            locks.unlock(k);
+        }
+        assertEquals(0, locks.boundKeys(), "100,000 keys locked once each");
+        assertEquals(KeyedLock.MIN_BUCKETS, locks.buckets());
+        int oneShot = 2_000_000;
+        for (int cycle = 0; cycle < 200; cycle++) {
+            for (int k = 0; k < 64; k++) {
+                locks.lock(k);
+                locks.unlock(k);
+                locks.lock(oneShot); // a thin hold between each: the drain runs on them
+                locks.unlock(oneShot++);
+            }
+        }
+        int recurringBound = 0;
+        for (int k = 0; k < 64; k++) {
+            recurringBound += locks.boundRecord(k) != null ? 1 : 0;
+        }
+        assertTrue(recurringBound >= 32, recurringBound + " of 64 recurring keys have a record");
+        assertEquals(recurringBound, locks.boundKeys(), "only recurring keys have records");
+    }
+
+    /** Runs {@code body} in a new virtual thread and rethrows what it threw. */
+    private static void inANewThread(Runnable body) throws Exception {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                body.run();
+            } catch (Throwable e) {
+                thrown.set(e);
+            }
+        }).join();
+        if (thrown.get() instanceof Error e) {
+            throw e;
+        }
+        if (thrown.get() instanceof Exception e) {
+            throw e;
+        }
+    }
+
     @Test
     void aKeyStaysBoundWhileIdleAndIsReleasedOnRequest() {
-        KeyedLock<String> locks = KeyedLock.builder().idleKeys(2).build();
+        KeyedLock<String> locks = KeyedLock.builder().idleKeys(2).bindOnFirstLock(true).build();
         locks.lock("a");
         locks.unlock("a");
         assertEquals(0, locks.activeKeys());
@@ -672,7 +757,7 @@ class KeyedLockTest {
      */
     @Test
     void releaseIdleKeysLeavesNoneBoundWhileAnotherSweepShrinksTheTable() throws Exception {
-        KeyedLock<Integer> locks = KeyedLock.builder().releaseIdleKeysInBackground(false).idleKeys(1 << 20).build();
+        KeyedLock<Integer> locks = KeyedLock.builder().releaseIdleKeysInBackground(false).idleKeys(1 << 20).bindOnFirstLock(true).build();
         for (int round = 0; round < 20; round++) {
             for (int i = 0; i < 20_000; i++) {
                 locks.lock(i);

@@ -25,12 +25,14 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The cost of an uncontended {@code lock(key)/unlock(key)} pair, for the ways Java code gets "a lock per key",
  * cycling over {@link #keyCount} keys in a shuffled order (boxed once, so the keys themselves allocate nothing):
- * 64 recurring keys, or 65,536, more than {@code KeyedLock}'s default budget of 1024 idle keys, so that each of
- * its pairs locks a key not seen lately, which it holds thin (its budget is full: no record bound, none released),
- * as in the {@code sync-many-keys} bench of {@code configs/keyed.json}, on one thread:
+ * 64 recurring keys, or 65,536, more than {@code KeyedLock}'s default budget of 1024 idle keys and more than its
+ * threads' admission filters remember, so that each of its pairs locks a key not seen lately, which it holds thin
+ * (no record bound, none released), as in the {@code sync-many-keys} bench of {@code configs/keyed.json}, on one
+ * thread:
  * <ul>
- * <li>{@code KEYED_LOCK}: {@link KeyedLock}, exact per key; the 64 keys stay bound while idle (its default budget is
- *     1024 idle keys), so a pair is a lookup and a CAS to lock, a lookup and a store to unlock;
+ * <li>{@code KEYED_LOCK}: {@link KeyedLock}, exact per key; the 64 keys get records at their second lock and stay
+ *     bound while idle (its default budget is 1024 idle keys), so a pair is a lookup and a CAS to lock, a lookup
+ *     and a store to unlock;
  * <li>{@code STRIPED}: Guava's {@code Striped.lock(64)}, 64 {@code ReentrantLock}s chosen by hash: cheap, but
  *     keys that share a stripe exclude each other (and can deadlock when a thread holds two);
  * <li>{@code LAZY_WEAK_STRIPED}: Guava's {@code Striped.lazyWeakLock(1024)}, stripes created on demand and
@@ -55,7 +57,7 @@ public class UncontendedKeyedLockUnlock {
 
     /**
      * Keys cycled through; a power of two. 64: they stay bound in a {@code KeyedLock} while idle. 65536: each
-     * {@code KeyedLock} pair binds its key and releases an idle one; the map of locks grows to 65,536 locks.
+     * {@code KeyedLock} pair holds its key thin; the map of locks grows to 65,536 locks.
      */
     @Param({"64", "65536"})
     public int keyCount;

@@ -17,8 +17,9 @@ import java.util.function.IntFunction;
  * today to say "lock this user id, this path, this cache key", against numaloom's {@link KeyedLock}.
  *
  * <ul>
- * <li>{@value #KEYED_LOCK}: {@code KeyedLock}, a lock per key by {@code equals}, bound on demand; up to 1024 idle
- *     keys stay bound (a lookup and one CAS to lock them again), the rest are released, and every idle key within
+ * <li>{@value #KEYED_LOCK}: {@code KeyedLock} with its defaults, a lock per key by {@code equals}; a key that
+ *     recurs (locked again by a thread, or contended) is bound to a record and up to 1024 idle keys stay bound (a
+ *     lookup and one CAS to lock them again), the others are held thin, and every idle key is released within
  *     about a second. A section runs under {@code runWithLock(key, section)}, one lookup, as the other schemes get their lock once.</li>
  * <li>{@code GUAVA_STRIPED}: Guava's {@code Striped.lock(stripes)}, {@code stripes} eager {@code ReentrantLock}s;
  *     keys that hash to one stripe share its lock (false contention, and deadlock for a thread that holds two

@@ -208,7 +208,7 @@ public final class KeyedLockRaces {
         final KeyedLock<String> locks;
 
         public TwoKeys() {
-            this(new KeyedLock<>());
+            this(KeyedLock.builder().bindOnFirstLock(true).build()); // both keys bind: one chain
         }
 
         TwoKeys(KeyedLock<String> locks) {

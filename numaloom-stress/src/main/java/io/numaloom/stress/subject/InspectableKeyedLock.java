@@ -15,9 +15,13 @@ public final class InspectableKeyedLock implements InspectableLock {
     private final KeyedLock<String> locks;
     private final String key = "the-key";
 
-    /** One key of a {@code new KeyedLock<>()}. */
+    /**
+     * One key of a {@code KeyedLock} that binds a record at a key's first lock
+     * ({@code bindOnFirstLock(true)}), so that the suites exercise binding, the fast path on a bound record and
+     * deflation; {@code KEYED_LOCK_THIN} covers thin holds.
+     */
     public InspectableKeyedLock() {
-        this(new KeyedLock<>());
+        this(KeyedLock.builder().bindOnFirstLock(true).build());
     }
 
     /** One key of {@code locks}. */

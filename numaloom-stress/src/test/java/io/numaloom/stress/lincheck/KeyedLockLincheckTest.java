@@ -34,17 +34,20 @@ class KeyedLockLincheckTest {
         @Override public int currentQueue() { return LincheckRuns.queueOfCurrentThread(); }
     };
 
-    /** KeyedLock with its defaults (without the background deflater, which Lincheck would not see) under the two-node virtual topology. */
+    /**
+     * KeyedLock with its defaults (without the background deflater, which Lincheck would not see) under the two-node
+     * virtual topology: a key's first lock by a thread is thin, a key it locks again gets a record.
+     */
     public static class PerNode extends KeyedCounters {
         public PerNode() {
             super(new KeyedLockSubject<>(KeyedLock.builder().releaseIdleKeysInBackground(false).build()));
         }
     }
 
-    /** KeyedLock with two queues per key, Lincheck thread i in queue i. */
+    /** KeyedLock with two queues per key, Lincheck thread i in queue i, binding records at a key's first lock. */
     public static class TwoQueues extends KeyedCounters {
         public TwoQueues() {
-            super(new KeyedLockSubject<>(KeyedLock.builder().placement(TWO_QUEUES).releaseIdleKeysInBackground(false).build()));
+            super(new KeyedLockSubject<>(KeyedLock.builder().placement(TWO_QUEUES).bindOnFirstLock(true).releaseIdleKeysInBackground(false).build()));
         }
     }
 
@@ -55,10 +58,10 @@ class KeyedLockLincheckTest {
         }
     }
 
-    /** new KeyedLock(): one key, bound and idle, a locker against a deflater (see {@link KeyDeflation}). */
+    /** One key, bound and idle (bound at its first lock), a locker against a deflater (see {@link KeyDeflation}). */
     public static class Deflation extends KeyDeflation {
         public Deflation() {
-            super(new KeyedLockSubject<>(KeyedLock.builder().releaseIdleKeysInBackground(false).build()));
+            super(new KeyedLockSubject<>(KeyedLock.builder().bindOnFirstLock(true).releaseIdleKeysInBackground(false).build()));
         }
     }
 
