@@ -225,6 +225,7 @@ public final class ConfigReader {
                 }
             }
             checkSaturationSources(benches);
+            checkPairedLocks(benches);
             if (problems.isEmpty() && benches.stream().allMatch(BenchDefinition::skip)) {
                 problem("benches", "every bench has \"skip\": true; there is nothing to run");
             }
@@ -244,6 +245,24 @@ public final class ConfigReader {
             node.set("payload", b.payload());
         }
         return new BenchConfig(source, description, List.copyOf(benches), effective);
+    }
+
+    /** A server's {@code pairedWith} must name a mutex (a lock the server can count under) and go with an open loop. */
+    private void checkPairedLocks(List<BenchDefinition> benches) {
+        for (BenchDefinition b : benches) {
+            String paired = b.settings().values().path(LoopbackServer.PAIRED_WITH).asText("").trim();
+            if (paired.isEmpty() || b.skip()) {
+                continue;
+            }
+            String path = "benches[" + b.index() + "].payload." + LoopbackServer.PAIRED_WITH;
+            List<String> mutexes = Mutex.names();
+            if (!mutexes.contains(paired)) {
+                problem(path, "unknown lock '" + paired + "'" + Suggest.hint(paired, mutexes) + " (known: "
+                        + String.join(", ", mutexes) + ")");
+            } else if (b.settings().getInt("loadPercent") == 0) {
+                problem(path, "applies to an open loop only (loadPercent 1-100); this bench is the closed loop");
+            }
+        }
     }
 
     /**

@@ -75,6 +75,10 @@ final class Html {
                 .append("says how long the machine stalled threads that only spun, just before the run. The <code>queue</code> ")
                 .append("workload puts each item's put-to-take time in these columns instead, and <code>server</code> each ")
                 .append("request's response time (from its intended send time in open loop); their tables say so.</li>")
+                .append("<li><b>paired p99, p99 ÷ paired</b> (<code>server</code> with <code>pairedWith</code>): the p99 of a ")
+                .append("second server on the paired lock that ran beside the point's in the same rounds, taking every other ")
+                .append("request of each connection, and the point's p99 over it. Two points' p99s are measured minutes apart, ")
+                .append("each under the machine's stalls of its own minutes; the ratio is taken under the same ones.</li>")
                 .append("<li><b>local handoffs</b>: the fraction of consecutive acquisitions whose two holders ran on the same ")
                 .append("NUMA node (of the measured JVM's topology, which may be virtual). With <code>remotePenaltyNs</code> ")
                 .append("above zero, every other handoff spins that long inside the critical section (the NUMA cost model). ")
@@ -178,8 +182,12 @@ final class Html {
             return;
         }
         h.append("<table><tr><th>threads</th><th class=\"l\">lock</th><th>ops/ms</th><th>95% CI</th><th>time ms</th>")
-                .append("<th>Jain</th><th>min/max</th><th>").append(esc(b.kind().latencyName())).append(" p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th>")
-                .append("<th>local handoffs</th>");
+                .append("<th>Jain</th><th>min/max</th><th>").append(esc(b.kind().latencyName())).append(" p50 µs</th><th>p99 µs</th><th>p99.9 µs</th><th>max µs</th>");
+        boolean paired = s.rows().stream().anyMatch(r -> r.pairedP99Ns() != null);
+        if (paired) {
+            h.append("<th>paired p99 µs</th><th>p99 ÷ paired</th>");
+        }
+        h.append("<th>local handoffs</th>");
         boolean diagnostics = s.rows().stream().anyMatch(r -> r.parksPerOp() != null);
         if (diagnostics) {
             h.append("<th>slow/op</th><th>queued/op</th><th>parks/op</th><th>wake-ups/op</th><th>reservations</th><th>yields</th>");
@@ -196,8 +204,13 @@ final class Html {
                     .append(td(Report.fixed(r.minMaxRatio(), 2))).append(td(Report.microsOrFloor(r.latencyP50Ns(), timerFloorNs)))
                     .append(td(Report.microsOrFloor(r.latencyP99Ns(), timerFloorNs)))
                     .append(td(Report.microsOrFloor(r.latencyP999Ns(), timerFloorNs)))
-                    .append(td(Report.microsOrFloor(r.latencyMaxNs(), timerFloorNs)))
-                    .append(td(Report.percent(r.localHandoffFraction())));
+                    .append(td(Report.microsOrFloor(r.latencyMaxNs(), timerFloorNs)));
+            if (paired) {
+                h.append(td(Report.microsOrFloor(r.pairedP99Ns(), timerFloorNs)))
+                        .append(td(r.latencyP99Ns() == null || r.pairedP99Ns() == null || r.pairedP99Ns() == 0 ? ""
+                                : Report.fixed((double) r.latencyP99Ns() / r.pairedP99Ns(), 2)));
+            }
+            h.append(td(Report.percent(r.localHandoffFraction())));
             if (diagnostics) {
                 h.append(td(Report.fixed(r.slowPathsPerOp(), 3))).append(td(Report.fixed(r.queuedPerOp(), 3)))
                         .append(td(Report.fixed(r.parksPerOp(), 3))).append(td(Report.fixed(r.unparksPerOp(), 3)))
@@ -216,6 +229,13 @@ final class Html {
         if (s.rows().stream().anyMatch(r -> r.opsPerMsCiLow() != null && r.opsPerMsCiLow() < 0)) {
             h.append("<p class=\"muted\">0* in the 95% CI column: the interval's lower bound fell below zero (few or very ")
                     .append("unequal rounds) and is shown clamped at 0, as throughput cannot be negative.</p>\n");
+        }
+        if (paired) {
+            h.append("<p class=\"muted\">Paired: each point's rounds also ran a second server on <code>")
+                    .append(esc(b.settings().values().path(io.numaloom.bench.workloads.LoopbackServer.PAIRED_WITH).asText()))
+                    .append("</code> in the same JVM, every other request of each connection going to it; its p99 is over ")
+                    .append("the same rounds, so <em>p99 ÷ paired</em> compares the locks under the same machine, which ")
+                    .append("the p99s of two points, measured minutes apart, do not.</p>\n");
         }
         boolean atFloor = s.rows().stream().flatMap(r -> java.util.stream.Stream.of(r.latencyP50Ns(), r.latencyP99Ns(),
                 r.latencyP999Ns(), r.latencyMaxNs())).anyMatch(ns -> Report.microsOrFloor(ns, timerFloorNs).startsWith("≤"));

@@ -42,18 +42,29 @@ import java.util.zip.DataFormatException;
  *                            from an older report)
  * @param foreignAcquisitions of which made on another node than the one the thread asked for the lock on
  * @param migrations          times a worker was seen on another node than the last time it was looked at
+ * @param pairedLatency       the response times of the paired system of all measured rounds ({@code Round.pairedLatency()}),
+ *                            encoded as {@code latency}; null when the workload has none
  */
 public record ForkReport(long pid, long operationsPerRound, List<Double> jain, List<Double> minMax, String latency,
                          long handoffs, long localHandoffs, String placement, String cpuSource, String topology,
                          String error, LockDiagnostics.Counts diagnostics, Long allocatedBytes, Long retainedBytes,
-                         Long nodeAcquisitions, Long foreignAcquisitions, Long migrations) {
+                         Long nodeAcquisitions, Long foreignAcquisitions, Long migrations, String pairedLatency) {
+
+    /** A report without a paired system. */
+    public ForkReport(long pid, long operationsPerRound, List<Double> jain, List<Double> minMax, String latency,
+                      long handoffs, long localHandoffs, String placement, String cpuSource, String topology,
+                      String error, LockDiagnostics.Counts diagnostics, Long allocatedBytes, Long retainedBytes,
+                      Long nodeAcquisitions, Long foreignAcquisitions, Long migrations) {
+        this(pid, operationsPerRound, jain, minMax, latency, handoffs, localHandoffs, placement, cpuSource, topology, error,
+                diagnostics, allocatedBytes, retainedBytes, nodeAcquisitions, foreignAcquisitions, migrations, null);
+    }
 
     /** A report without node tracking. */
     public ForkReport(long pid, long operationsPerRound, List<Double> jain, List<Double> minMax, String latency,
                       long handoffs, long localHandoffs, String placement, String cpuSource, String topology,
                       String error, LockDiagnostics.Counts diagnostics, Long allocatedBytes, Long retainedBytes) {
         this(pid, operationsPerRound, jain, minMax, latency, handoffs, localHandoffs, placement, cpuSource, topology, error,
-                diagnostics, allocatedBytes, retainedBytes, null, null, null);
+                diagnostics, allocatedBytes, retainedBytes, null, null, null, null);
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();

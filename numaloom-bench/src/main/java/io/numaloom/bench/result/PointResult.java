@@ -44,6 +44,8 @@ import java.util.List;
  * @param latencyP99Ns         99th percentile, ns
  * @param latencyP999Ns        99.9th percentile, ns
  * @param latencyMaxNs         largest, ns
+ * @param pairedP99Ns          99th percentile of the paired system measured beside the point in the same rounds (the
+ *                             {@code server} workload's {@code pairedWith} server), ns; null without one
  * @param handoffs             consecutive acquisitions counted
  * @param localHandoffFraction the fraction of handoffs that stayed on one node; null on a one-node topology,
  *                             where every handoff is local and the fraction says nothing
@@ -71,7 +73,7 @@ import java.util.List;
 @JsonPropertyOrder({"bench", "title", "workload", "lock", "threads", "threadType", "carriers", "remotePenaltyNs",
         "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow", "opsPerMsCiHigh", "timeMs",
         "timeMsCiLow", "timeMsCiHigh", "jain", "minMaxRatio", "latencyP50Ns", "latencyP99Ns", "latencyP999Ns",
-        "latencyMaxNs", "handoffs", "localHandoffFraction", "foreignAcquisitionFraction", "migrationsPerOp", "slowPathsPerOp", "queuedPerOp", "parksPerOp",
+        "latencyMaxNs", "pairedP99Ns", "handoffs", "localHandoffFraction", "foreignAcquisitionFraction", "migrationsPerOp", "slowPathsPerOp", "queuedPerOp", "parksPerOp",
         "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error", "placement", "cpuSource",
         "fingerprint", "startedAt", "seconds"})
 public record PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
@@ -85,7 +87,7 @@ public record PointResult(String bench, String title, String workload, String lo
                           Long reservations, Long yields, Double bytesPerOp, Long retainedBytes,
                           String status, String error, String placement, String cpuSource,
                           String fingerprint, String startedAt, double seconds,
-                          Double foreignAcquisitionFraction, Double migrationsPerOp) {
+                          Double foreignAcquisitionFraction, Double migrationsPerOp, Long pairedP99Ns) {
 
     /** A row without node tracking. */
     public PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
@@ -103,7 +105,7 @@ public record PointResult(String bench, String title, String workload, String lo
                 opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow, timeMsCiHigh, jain, minMaxRatio,
                 latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction, slowPathsPerOp,
                 queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error,
-                placement, cpuSource, fingerprint, startedAt, seconds, null, null);
+                placement, cpuSource, fingerprint, startedAt, seconds, null, null, null);
     }
 
     public static final String OK = "ok";
@@ -113,7 +115,7 @@ public record PointResult(String bench, String title, String workload, String lo
     public static final List<String> CSV_HEADER = List.of("bench", "title", "workload", "lock", "threads", "threadType",
             "carriers", "remotePenaltyNs", "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow",
             "opsPerMsCiHigh", "timeMs", "timeMsCiLow", "timeMsCiHigh", "jain", "minMaxRatio", "latencyP50Ns",
-            "latencyP99Ns", "latencyP999Ns", "latencyMaxNs", "handoffs", "localHandoffFraction", "foreignAcquisitionFraction",
+            "latencyP99Ns", "latencyP999Ns", "latencyMaxNs", "pairedP99Ns", "handoffs", "localHandoffFraction", "foreignAcquisitionFraction",
             "migrationsPerOp", "slowPathsPerOp",
             "queuedPerOp", "parksPerOp", "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error",
             "placement", "cpuSource", "fingerprint", "startedAt", "seconds");
@@ -147,6 +149,7 @@ public record PointResult(String bench, String title, String workload, String lo
         List<Double> jain = new ArrayList<>();
         List<Double> minMax = new ArrayList<>();
         Histogram latency = null;
+        Histogram paired = null;
         long handoffs = 0;
         long local = 0;
         long nodeAcquisitions = 0;
@@ -166,6 +169,13 @@ public record PointResult(String bench, String title, String workload, String lo
                     latency = new Histogram(2);
                 }
                 latency.add(h);
+            }
+            Histogram p = ForkReport.decode(r.pairedLatency());
+            if (p != null) {
+                if (paired == null) {
+                    paired = new Histogram(2);
+                }
+                paired.add(p);
             }
             handoffs += r.handoffs();
             local += r.localHandoffs();
@@ -205,7 +215,8 @@ public record PointResult(String bench, String title, String workload, String lo
                 first == null ? null : first.placement(), first == null ? null : first.cpuSource(),
                 b.fingerprint(), started.truncatedTo(ChronoUnit.MILLIS).toString(), round3(seconds),
                 nodeAcquisitions > 0 ? (double) foreign / nodeAcquisitions : null,
-                nodeAcquisitions > 0 && ops > 0 && rounds > 0 ? finite(migrations / ((double) ops * rounds)) : null);
+                nodeAcquisitions > 0 && ops > 0 && rounds > 0 ? finite(migrations / ((double) ops * rounds)) : null,
+                paired != null && paired.getTotalCount() > 0 ? paired.getValueAtPercentile(99) : null);
     }
 
     /** Allocated bytes per operation over every fork's measured rounds; null if a fork could not count. */
@@ -236,7 +247,7 @@ public record PointResult(String bench, String title, String workload, String lo
     public List<Object> csvCells() {
         return java.util.Arrays.asList(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs,
                 topology, forks, rounds, opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow,
-                timeMsCiHigh, jain, minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs,
+                timeMsCiHigh, jain, minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, pairedP99Ns, handoffs,
                 localHandoffFraction, foreignAcquisitionFraction, migrationsPerOp, slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error, placement, cpuSource, fingerprint, startedAt, seconds);
     }
 

@@ -63,6 +63,7 @@ public class PointBenchmark {
     private final List<Double> jain = new ArrayList<>();
     private final List<Double> minMax = new ArrayList<>();
     private Histogram latency;
+    private Histogram pairedLatency;
     private long handoffs;
     private long localHandoffs;
     private long nodeAcquisitions;
@@ -144,6 +145,13 @@ public class PointBenchmark {
                     }
                     latency.add(outcome.latency());
                 }
+                Histogram paired = finished.pairedLatency();
+                if (paired != null) {
+                    if (pairedLatency == null) {
+                        pairedLatency = new Histogram(2);
+                    }
+                    pairedLatency.add(paired);
+                }
                 handoffs += outcome.handoffs();
                 localHandoffs += outcome.localHandoffs();
                 nodeAcquisitions += outcome.nodeAcquisitions();
@@ -191,7 +199,7 @@ public class PointBenchmark {
                 placement == null ? "" : placement.description(), CurrentCpu.source() + ": " + CurrentCpu.sourceReason(),
                 topologyLine, error, diagnostics, allocated < 0 ? null : allocated, retained,
                 nodeAcquisitions > 0 ? nodeAcquisitions : null, nodeAcquisitions > 0 ? foreignAcquisitions : null,
-                nodeAcquisitions > 0 ? migrations : null);
+                nodeAcquisitions > 0 ? migrations : null, ForkReport.encode(pairedLatency));
         try {
             report.writeTo(Path.of(spec.sidecarDir()));
         } catch (IOException e) {

@@ -6,6 +6,7 @@ import io.numaloom.bench.Mutex;
 import io.numaloom.bench.Worker;
 import io.numaloom.bench.config.Field;
 import io.numaloom.bench.config.Settings;
+import org.HdrHistogram.Histogram;
 import org.openjdk.jmh.infra.Blackhole;
 
 import java.io.IOException;
@@ -58,6 +59,21 @@ import java.util.concurrent.locks.LockSupport;
  * Every level is a bench of its own, so every (level, lock, connections) is one point of the results: a
  * configuration lists one bench per level ({@code configs/real-world.json} has 0, 25, 50, 75 and 90).
  *
+ * <p>{@code pairedWith} (an open loop only; {@code configs/real-world.json} names unfair ReentrantLock): a second
+ * server, the same but on the named lock, runs beside the measured one in the same JVM, and each connection's
+ * thread also holds a connection to it: of the connection's requests on the schedule, every other one goes to the
+ * paired server, at its own due time. The point's latency columns are then its own lock's requests (half the
+ * round), {@code pairedP99Ns} the paired server's p99 over the same rounds, and the throughput counts both. Both
+ * servers see the same machine, so the ratio of the two p99s compares the locks under the same stalls, collections
+ * and carriers; it is blind to what both share: a request sent late because its thread's previous request (to
+ * either server) was slow counts as late for both, as for any client that sends on a connection when it is free.
+ * Why pair: the tail at a load level is queueing behind the machine's stalls (the server drains what a stall of
+ * a few ms piled up at the rate it has to spare, so at 75% a 5 ms stall delays about a hundred requests by up to
+ * 15 ms), and measured point by point, the same lock's p99 at 50% read 3.8 ms in one run and 9.1 ms in the next,
+ * as many or few stalls fell into its rounds. With a thread and connection of its own per server, unfair
+ * ReentrantLock against itself read 0.55 to 1.04 (a stall delays the connections that happen to be waiting), with
+ * the shared ones 0.99 to 1.01.
+ *
  * <p>Other parameters: {@code keys}, the keys the table counts (request {@code j} counts key {@code j mod keys});
  * {@code inCpuTokens}, {@code Blackhole.consumeCPU} work inside the lock per request.
  *
@@ -81,6 +97,9 @@ public final class LoopbackServer implements Workload {
     /** The lock whose closed-loop rate {@link #SATURATION_FROM} takes: the summary's reference, unfair ReentrantLock. */
     public static final String SATURATION_LOCK = "UNFAIR_REENTRANT";
 
+    /** The field naming the lock of a second server that shares every round of an open loop with the measured one. */
+    public static final String PAIRED_WITH = "pairedWith";
+
     static final List<Field> FIELDS = List.of(
             Field.longField("actionsCount", 1, 20_000L, "requests per round, split evenly over the connections (the threads)"),
             Field.intField("loadPercent", 0, 0, "0: closed loop (the saturation rate); 1-100: open loop at that percent of the "
@@ -91,6 +110,9 @@ public final class LoopbackServer implements Workload {
             Field.stringField(SATURATION_FROM, "", "the id of a closed-loop server bench earlier in the configuration: loadPercent "
                     + "is a percent of the rate unfair ReentrantLock reached there at the same thread count, so every lock is "
                     + "offered the same requests at the same times"),
+            Field.stringField(PAIRED_WITH, "", "a lock name: an open loop then sends every other request of each "
+                    + "connection's thread to a second server on this lock in the same JVM, so that both servers see the "
+                    + "same machine; the second server's p99 is reported as pairedP99Ns"),
             Field.intField("keys", 1, 64, "keys of the table the handlers count under the lock (at most " + 65_536 + ")"),
             Field.longField("inCpuTokens", 0, 0L, "Blackhole.consumeCPU tokens inside the lock per request"));
 
@@ -130,6 +152,8 @@ public final class LoopbackServer implements Workload {
     private final long givenSaturationPerSecond;
     private final int keys;
     private final long inTokens;
+    /** The lock of the paired server, or empty for none. */
+    private final String pairedWith;
     private final byte[][] requestBytes;
 
     public LoopbackServer(Settings settings) {
@@ -138,8 +162,12 @@ public final class LoopbackServer implements Workload {
         this.givenSaturationPerSecond = settings.getLong(SATURATION_PER_SECOND);
         this.keys = settings.getInt("keys");
         this.inTokens = settings.getLong("inCpuTokens");
+        this.pairedWith = settings.getString(PAIRED_WITH).trim();
         if (loadPercent > 100) {
             throw new IllegalArgumentException("server: loadPercent must be <= 100, got " + loadPercent);
+        }
+        if (!pairedWith.isEmpty() && loadPercent == 0) {
+            throw new IllegalArgumentException("server: " + PAIRED_WITH + " applies to an open loop only (loadPercent 1-100)");
         }
         if (keys > MAX_KEYS) {
             throw new IllegalArgumentException("server: keys " + keys + " is over " + MAX_KEYS);
@@ -430,6 +458,12 @@ public final class LoopbackServer implements Workload {
         private Connection[] clients;
         /** Answers per connection and key, saturation phase included; each row is written by its connection's thread. */
         private final long[][] answered;
+        /** The paired server ({@code pairedWith}) and one connection to it per worker; null without. */
+        private Server pairedServer;
+        private Connection[] pairedClients;
+        /** The paired server's answers per connection and key, and its response times per connection (own thread each). */
+        private long[][] pairedAnswered;
+        private Histogram[] pairedTimes;
         /** Nanoseconds between two due times of the open loop; 0 in closed loop. */
         private double intervalNs;
         private double saturationPerSecond;
@@ -448,6 +482,16 @@ public final class LoopbackServer implements Workload {
             int timeoutMs = readTimeoutMs(context.timeout());
             for (int c = 0; c < connections; c++) {
                 clients[c] = new Connection(server.address(), timeoutMs);
+            }
+            if (!pairedWith.isEmpty()) {
+                pairedServer = new Server(Mutex.create(pairedWith), keys, inTokens, context.virtual(), connections);
+                pairedClients = new Connection[connections];
+                pairedAnswered = new long[connections][keys];
+                pairedTimes = new Histogram[connections];
+                for (int c = 0; c < connections; c++) {
+                    pairedClients[c] = new Connection(pairedServer.address(), timeoutMs);
+                    pairedTimes[c] = new Histogram(2);
+                }
             }
         }
 
@@ -525,12 +569,13 @@ public final class LoopbackServer implements Workload {
             int w = worker.index();
             Connection client = clients[w];
             long[] counts = answered[w];
+            Connection paired = pairedClients == null ? null : pairedClients[w];
             long t0 = start.get();
             if (t0 == Long.MIN_VALUE) {
                 start.compareAndSet(Long.MIN_VALUE, System.nanoTime());
                 t0 = start.get();
             }
-            for (long j = w; j < requests; j += connections) {
+            for (long j = w, k = 0; j < requests; j += connections, k++) {
                 int key = (int) (j % keys);
                 long sent;
                 if (intervalNs > 0) {
@@ -541,9 +586,17 @@ public final class LoopbackServer implements Workload {
                 } else {
                     sent = System.nanoTime();
                 }
-                client.call(requestBytes[key]);
-                worker.record(System.nanoTime() - sent);
-                counts[key]++;
+                if (paired != null && ((k + w) & 1) == 1) {
+                    // Every other request of this connection goes to the paired server, at its own due time (odd
+                    // connections start with it, so that neither server always has the first request of a pair).
+                    paired.call(requestBytes[key]);
+                    pairedTimes[w].recordValue(Math.max(0, System.nanoTime() - sent));
+                    pairedAnswered[w][key]++;
+                } else {
+                    client.call(requestBytes[key]);
+                    worker.record(System.nanoTime() - sent);
+                    counts[key]++;
+                }
                 worker.completed();
             }
         }
@@ -556,11 +609,33 @@ public final class LoopbackServer implements Workload {
         @Override
         public void verify() {
             server.stop();
-            Throwable failed = server.failure.get();
-            if (failed != null) {
-                throw new IllegalStateException("server: a handler failed: " + failed, failed);
+            if (pairedServer != null) {
+                pairedServer.stop();
+            }
+            for (Server s : pairedServer == null ? List.of(server) : List.of(server, pairedServer)) {
+                Throwable failed = s.failure.get();
+                if (failed != null) {
+                    throw new IllegalStateException("server: a handler " + (s == server ? "" : "of the paired server ")
+                            + "failed: " + failed, failed);
+                }
             }
             verifyCounts(server.counts(), answered, context.lockName());
+            if (pairedServer != null) {
+                verifyCounts(pairedServer.counts(), pairedAnswered, pairedWith + " (the paired server)");
+            }
+        }
+
+        /** The paired server's response times in this round, or null without {@code pairedWith}. */
+        @Override
+        public Histogram pairedLatency() {
+            if (pairedTimes == null) {
+                return null;
+            }
+            Histogram all = new Histogram(2);
+            for (Histogram h : pairedTimes) {
+                all.add(h);
+            }
+            return all;
         }
 
         /** The address the server listens on. */
@@ -571,6 +646,11 @@ public final class LoopbackServer implements Workload {
         /** The handler threads' executor, for tests. */
         ExecutorService handlers() {
             return server.handlers;
+        }
+
+        /** The paired server's handler threads' executor, for tests; null without {@code pairedWith}. */
+        ExecutorService pairedHandlers() {
+            return pairedServer == null ? null : pairedServer.handlers;
         }
 
         /** Stops the server but leaves the client connected: the next request fails (tests of the failure path). */
@@ -595,8 +675,18 @@ public final class LoopbackServer implements Workload {
                     }
                 }
             }
+            if (pairedClients != null) {
+                for (Connection c : pairedClients) {
+                    if (c != null) {
+                        c.close();
+                    }
+                }
+            }
             if (server != null) {
                 server.stop();
+            }
+            if (pairedServer != null) {
+                pairedServer.stop();
             }
         }
     }

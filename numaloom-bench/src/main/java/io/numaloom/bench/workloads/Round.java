@@ -3,6 +3,8 @@ package io.numaloom.bench.workloads;
 import io.numaloom.bench.GuardedRegion;
 import io.numaloom.bench.Worker;
 
+import org.HdrHistogram.Histogram;
+
 import java.util.List;
 
 /**
@@ -30,6 +32,14 @@ public interface Round extends AutoCloseable {
      * the last measured round is reported; null (the default) when there is nothing to report.
      */
     default Object footprint() {
+        return null;
+    }
+
+    /**
+     * Response times of a second system measured in the same round beside the one under test, in nanoseconds (the
+     * {@code server} workload's {@code pairedWith} server), read after {@link #verify()}; null (the default) for none.
+     */
+    default Histogram pairedLatency() {
         return null;
     }
 

@@ -86,6 +86,48 @@ class ReportTest {
         assertTrue(Files.exists(out.resolve("machine.json")) && Files.exists(out.resolve("config.json")));
     }
 
+    /** A paired server level shows the paired server's p99 and the point's p99 over it; other benches do not. */
+    @Test
+    void pairedServerPointsShowThePairedP99AndTheRatio(@TempDir Path out) throws Exception {
+        String config = """
+                { "benches": [
+                    { "name": "server", "id": "paired", "payload": { "title": "Paired", "threads": [2], "loadPercent": 50,
+                      "saturationPerSecond": 4000, "pairedWith": "UNFAIR_REENTRANT", "locks": [ { "name": "VNA" } ] } },
+                    { "name": "consumeCpu", "id": "alone", "payload": { "title": "Alone", "threads": [2],
+                      "locks": [ { "name": "VNA" } ] } } ] }
+                """;
+        PointExecutor executor = (point, work, log) -> {
+            org.HdrHistogram.Histogram own = new org.HdrHistogram.Histogram(2);
+            org.HdrHistogram.Histogram paired = new org.HdrHistogram.Histogram(2);
+            for (int i = 0; i < 100; i++) {
+                own.recordValue(3_000_000);
+                paired.recordValue(4_000_000);
+            }
+            boolean server = point.bench().id().equals("paired");
+            return new PointExecutor.Measurement(List.of(List.of(10.0, 10.0)), List.of(new ForkReport(1, 1000, List.of(1.0),
+                    List.of(1.0), ForkReport.encode(own), 0, 0, "p", "c", "2 cpus", null, null, null, null, null, null, null,
+                    server ? ForkReport.encode(paired) : null)));
+        };
+        new BenchRunner(ConfigReader.parse(config, "paired.json", 2, Mutex.names()), out, false, executor,
+                TestListeners.onNotice(text -> {
+                    throw new AssertionError(text);
+                })).run();
+        String html = Files.readString(out.resolve("index.html"), StandardCharsets.UTF_8);
+        int paired = html.indexOf("id=\"paired\"");
+        int alone = html.indexOf("id=\"alone\"");
+        assertTrue(paired > 0 && alone > 0, "both benches are reported");
+        String pairedSection = html.substring(paired, html.indexOf("<h2", paired + 1));
+        String aloneSection = html.substring(alone, html.indexOf("<h2", alone + 1));
+        assertTrue(pairedSection.contains("<th>paired p99 µs</th><th>p99 ÷ paired</th>"), pairedSection);
+        assertTrue(pairedSection.contains("<code>UNFAIR_REENTRANT</code>"), "the note names the paired lock");
+        // 3 ms over 4 ms (HdrHistogram's equivalent values of both, within 1%).
+        assertTrue(pairedSection.contains("<td>0.75</td>"), pairedSection);
+        assertFalse(aloneSection.contains("paired p99"), "a bench without a pair has no paired columns");
+        List<PointResult> rows = ResultStore.load(out);
+        assertEquals(2, rows.size());
+        assertTrue(rows.stream().anyMatch(r -> r.pairedP99Ns() != null && r.pairedP99Ns() > 3_990_000));
+    }
+
     @Test
     void redrawsFromTheFilesAlone(@TempDir Path out) throws Exception {
         run(out);

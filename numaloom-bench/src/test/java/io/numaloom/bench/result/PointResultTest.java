@@ -50,6 +50,35 @@ class PointResultTest {
         assertEquals(expected.ciHigh(), row.opsPerMsCiHigh(), 1e-9);
     }
 
+    /** The paired system's times of every fork are pooled into one p99, apart from the point's own latencies. */
+    @Test
+    void thePairedP99PoolsTheForksPairedTimes() throws Exception {
+        Point point = BenchRunner.points(ResumeTest.config()).getFirst();
+        org.HdrHistogram.Histogram own = new org.HdrHistogram.Histogram(2);
+        org.HdrHistogram.Histogram fast = new org.HdrHistogram.Histogram(2);
+        org.HdrHistogram.Histogram slow = new org.HdrHistogram.Histogram(2);
+        for (int i = 0; i < 1000; i++) {
+            own.recordValue(1_000);
+            fast.recordValue(2_000);
+            slow.recordValue(i < 970 ? 2_000 : 50_000);
+        }
+        ForkReport first = paired(own, fast);
+        ForkReport second = paired(own, slow);
+        PointResult row = PointResult.measured(point, List.of(List.of(10.0), List.of(10.0)), List.of(first, second), STARTED, 1);
+        // 2000 paired times, 30 of them 50 µs: the 99th percentile is 50 µs (HdrHistogram's equivalent value).
+        assertEquals(slow.highestEquivalentValue(50_000), row.pairedP99Ns());
+        assertEquals(own.highestEquivalentValue(1_000), row.latencyP99Ns());
+        assertTrue(PointResult.CSV_HEADER.contains("pairedP99Ns"));
+        assertEquals(PointResult.CSV_HEADER.size(), row.csvCells().size());
+        assertEquals(null, PointResult.measured(point, List.of(List.of(10.0)), List.of(report()), STARTED, 1).pairedP99Ns(),
+                "no paired system, no column value");
+    }
+
+    private static ForkReport paired(org.HdrHistogram.Histogram own, org.HdrHistogram.Histogram paired) {
+        return new ForkReport(1, 1000, List.of(1.0), List.of(1.0), ForkReport.encode(own), 0, 0, "p", "c",
+                "2 cpus, 1 nodes; test", null, null, null, null, null, null, null, ForkReport.encode(paired));
+    }
+
     private static ForkReport report() {
         return new ForkReport(1, 1000, List.of(1.0), List.of(1.0), null, 0, 0, "p", "c", "2 cpus, 1 nodes; test", null,
                 null, null, null);

@@ -21,6 +21,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -234,6 +235,37 @@ class RealWorldWorkloadsTest {
         assertEquals(200, o.latency().getTotalCount());
     }
 
+    /**
+     * A paired round: every other request of each connection goes to the second server, whose times come back apart
+     * from the point's; both servers' counts are checked; and both servers are gone after the round.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"virtual", "platform"})
+    void aPairedServerTakesEveryOtherRequestAndReportsItsOwnTimes(String threadType) throws Exception {
+        BenchDefinition b = bench("server", "\"actionsCount\": 203, \"loadPercent\": 50, \"saturationPerSecond\": 8000, "
+                + "\"pairedWith\": \"UNFAIR_REENTRANT\", \"keys\": 5,");
+        LoopbackServer.ServerRound round = (LoopbackServer.ServerRound) b.kind().create(b.settings())
+                .newRound(context(2, "VNA", threadType));
+        Execution.Outcome o = run(round, 2, threadType);
+        assertEquals(203, o.operations());
+        // Connection 0 sends requests 0, 2, ..., 202: 102, 51 to each server; connection 1 sends 1, 3, ..., 201: 101,
+        // and starts with the paired server: its 1st, 3rd, ... (51) go there, the other 50 to the measured one.
+        assertEquals(101, o.latency().getTotalCount(), "the measured lock's requests");
+        assertEquals(102, round.pairedLatency().getTotalCount(), "the paired server's requests");
+        assertTrue(round.pairedLatency().getMinValue() > 0, "times were recorded");
+        assertTrue(round.handlers().isTerminated(), "the measured server's handlers ended");
+        assertTrue(round.pairedHandlers().isTerminated(), "the paired server's handlers ended");
+        assertFalse(dispatcherAlive(), "both dispatcher threads were joined");
+    }
+
+    @Test
+    void aRoundWithoutAPairReportsNoPairedTimes() throws Exception {
+        BenchDefinition b = bench("server", "\"actionsCount\": 100, \"loadPercent\": 50, \"saturationPerSecond\": 8000, \"keys\": 5,");
+        Round round = b.kind().create(b.settings()).newRound(context(2, "VNA", "virtual"));
+        run(round, 2, "virtual");
+        assertNull(round.pairedLatency());
+    }
+
     @Test
     void serverListensOnLoopbackOnlyAndShutsDownAfterTheRound() throws Exception {
         BenchDefinition b = bench("server", "\"actionsCount\": 100,");
@@ -336,6 +368,8 @@ class RealWorldWorkloadsTest {
             server | "inCpuTokens": -1,        | benches[0].payload.inCpuTokens: must be >= 0, got -1
             server | "keys": 70000,            | benches[0].payload.keys: must be <= 65536
             server | "remotePenaltyNs": 100,   | benches[0].payload.remotePenaltyNs: unknown field
+            server | "pairedWith": "UNFAIR", "loadPercent": 50, | benches[0].payload.pairedWith: unknown lock 'UNFAIR'
+            server | "pairedWith": "VNA",      | benches[0].payload.pairedWith: applies to an open loop only (loadPercent 1-100)
             """)
     void badPayloadsNameTheField(String workload, String fragment, String expected) {
         String threads = fragment.contains("\"threads\"") ? "" : "\"threads\": [2],";
