@@ -72,7 +72,7 @@ import java.util.concurrent.locks.LockSupport;
  * 15 ms), and measured point by point, the same lock's p99 at 50% read 3.8 ms in one run and 9.1 ms in the next,
  * as many or few stalls fell into its rounds. With a thread and connection of its own per server, unfair
  * ReentrantLock against itself read 0.55 to 1.04 (a stall delays the connections that happen to be waiting), with
- * the shared ones 0.99 to 1.01.
+ * the shared ones 0.99 to 1.02.
  *
  * <p>Other parameters: {@code keys}, the keys the table counts (request {@code j} counts key {@code j mod keys});
  * {@code inCpuTokens}, {@code Blackhole.consumeCPU} work inside the lock per request.
