@@ -1171,7 +1171,7 @@ public final class KeyedLock<K> {
             if (bound == null && thinOk && t.thin(i) == null) {
                 Thin mine = THIN_HOLD.get();
                 // Admission: a record only for a key this thread held thin lately, within the budget.
-                if (mine.key() == null && ((!mine.recurs(h) && !bindOnFirstLock) || (int) BOUND.getVolatile(this) >= idleKeys)) {
+                if (mine.key() == null && ((!bindOnFirstLock && !mine.recurs(h)) || (int) BOUND.getVolatile(this) >= idleKeys)) {
                     mine.hash = h;
                     mine.setKey(key);
                     t.setThin(i, mine); // release: an inflater that reads the slot sees key and hash

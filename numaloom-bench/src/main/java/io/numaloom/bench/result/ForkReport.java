@@ -96,6 +96,16 @@ public record ForkReport(long pid, long operationsPerRound, List<Double> jain, L
         return reports;
     }
 
+    /** Adds {@code h} to {@code sum}, made on the first non-null {@code h}; returns the sum (null while none). */
+    public static Histogram accumulate(Histogram sum, Histogram h) {
+        if (h == null) {
+            return sum;
+        }
+        Histogram into = sum == null ? new Histogram(2) : sum;
+        into.add(h);
+        return into;
+    }
+
     /** Encodes a histogram for {@link #latency}. */
     public static String encode(Histogram histogram) {
         if (histogram == null) {

@@ -163,20 +163,8 @@ public record PointResult(String bench, String title, String workload, String lo
             }
             jain.addAll(r.jain());
             minMax.addAll(r.minMax());
-            Histogram h = ForkReport.decode(r.latency());
-            if (h != null) {
-                if (latency == null) {
-                    latency = new Histogram(2);
-                }
-                latency.add(h);
-            }
-            Histogram p = ForkReport.decode(r.pairedLatency());
-            if (p != null) {
-                if (paired == null) {
-                    paired = new Histogram(2);
-                }
-                paired.add(p);
-            }
+            latency = ForkReport.accumulate(latency, ForkReport.decode(r.latency()));
+            paired = ForkReport.accumulate(paired, ForkReport.decode(r.pairedLatency()));
             handoffs += r.handoffs();
             local += r.localHandoffs();
             if (r.nodeAcquisitions() != null) {

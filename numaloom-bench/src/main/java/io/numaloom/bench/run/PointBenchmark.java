@@ -139,19 +139,8 @@ public class PointBenchmark {
                 operationsPerRound = outcome.operations();
                 jain.add(outcome.jainIndex());
                 minMax.add(outcome.minMaxRatio());
-                if (outcome.latency() != null) {
-                    if (latency == null) {
-                        latency = new Histogram(2);
-                    }
-                    latency.add(outcome.latency());
-                }
-                Histogram paired = finished.pairedLatency();
-                if (paired != null) {
-                    if (pairedLatency == null) {
-                        pairedLatency = new Histogram(2);
-                    }
-                    pairedLatency.add(paired);
-                }
+                latency = ForkReport.accumulate(latency, outcome.latency());
+                pairedLatency = ForkReport.accumulate(pairedLatency, finished.pairedLatency());
                 handoffs += outcome.handoffs();
                 localHandoffs += outcome.localHandoffs();
                 nodeAcquisitions += outcome.nodeAcquisitions();

@@ -668,25 +668,24 @@ public final class LoopbackServer implements Workload {
             if (!closed.compareAndSet(false, true)) {
                 return;
             }
-            if (clients != null) {
-                for (Connection c : clients) {
-                    if (c != null) {
-                        c.close();
-                    }
-                }
-            }
-            if (pairedClients != null) {
-                for (Connection c : pairedClients) {
-                    if (c != null) {
-                        c.close();
-                    }
-                }
-            }
+            closeAll(clients);
+            closeAll(pairedClients);
             if (server != null) {
                 server.stop();
             }
             if (pairedServer != null) {
                 pairedServer.stop();
+            }
+        }
+
+        /** Closes the connections made so far (the array, or a slot of it, is null before they are made). */
+        private static void closeAll(Connection[] connections) {
+            if (connections != null) {
+                for (Connection c : connections) {
+                    if (c != null) {
+                        c.close();
+                    }
+                }
             }
         }
     }
