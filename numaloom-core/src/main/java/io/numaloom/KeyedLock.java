@@ -184,8 +184,10 @@ public final class KeyedLock<K> {
      * without the bucket lock, then clears its node's key (releaseThin). Whatever needs a record of
      * the key inflates the hold, under the bucket lock (inflate): a second locker of the key (the
      * pinned path, lockAll included), the holder's own re-entry or condition await, and a resize.
-     * The inflater reads the node's key, CASes the slot from the node to null, clears the node's
-     * key, binds a record held once by the node's thread (Record.bindHeld: owner, then the lock word
+     * The inflater reads the node's key and hash and takes a record, CASes the slot from the node to
+     * null, clears the node's key (with release: the holder, which reads it with acquire, may take
+     * its next thin hold from then on and overwrite key and hash, so nothing of the node is read
+     * after the clear), binds a record held once by the node's thread (Record.bindHeld: owner, then the lock word
      * DEFLATED -> LOCKED, never passing 0) and links it. Release against inflate is that one CAS on
      * the slot: a holder whose CAS fails had its hold moved into the record, which the inflater
      * linked before it let go of the bucket lock, so the holder's heldRecord (whose last scan takes
@@ -1171,7 +1173,7 @@ public final class KeyedLock<K> {
             if (bound == null && thinOk && t.thin(i) == null) {
                 Thin mine = THIN_HOLD.get();
                 // Admission: a record only for a key this thread held thin lately, within the budget.
-                if (mine.key() == null && ((!bindOnFirstLock && !mine.recurs(h)) || (int) BOUND.getVolatile(this) >= idleKeys)) {
+                if (mine.isFree() && ((!bindOnFirstLock && !mine.recurs(h)) || (int) BOUND.getVolatile(this) >= idleKeys)) {
                     mine.hash = h;
                     mine.setKey(key);
                     t.setThin(i, mine); // release: an inflater that reads the slot sees key and hash
@@ -1213,12 +1215,20 @@ public final class KeyedLock<K> {
      */
     private Record inflate(Table t, int i, Thin n, Object key, int pins) {
         Object k = n.key();
-        if (k == null || (key != null && k != key && !key.equals(k)) || !t.clearThin(i, n)) {
+        if (k == null || (key != null && k != key && !key.equals(k))) {
             return null;
         }
-        n.setKey(null); // before the link: the holder, who acts on its hold only through the record now, sees it free
+        // The hold's hash is read before the CAS, and the record allocated before it: once the
+        // node is freed below, its holder may take a thin hold of another key and overwrite the
+        // hash; and an allocation that fails after the CAS would lose the hold.
+        int hash = n.hash;
         Record r = spareRecord();
-        r.bindHeld(this, n.hash, k, t.head(i), n.thread, pins);
+        if (!t.clearThin(i, n)) { // RACE: inflate against release, on the thin slot
+            keepAsSpare(r);
+            return null;
+        }
+        n.freeAfterInflation(); // before the link: the holder, who acts on its hold only through the record now, sees it free
+        r.bindHeld(this, hash, k, t.head(i), n.thread, pins);
         t.setHead(i, r);
         return r;
     }
@@ -1903,6 +1913,20 @@ public final class KeyedLock<K> {
 
         void setKey(Object k) {
             KEY.setOpaque(this, k);
+        }
+
+        /**
+         * Whether the node is free for a new thin hold: read by its holder only, with acquire, so
+         * that an inflater's reads of the old hold ({@link #freeAfterInflation}'s release) come
+         * before the holder's writes of the next one.
+         */
+        boolean isFree() {
+            return KEY.getAcquire(this) == null;
+        }
+
+        /** The inflater's clear, with release: its reads of key and hash come before the holder's next writes. */
+        void freeAfterInflation() {
+            KEY.setRelease(this, null);
         }
 
         private static final VarHandle KEY;
