@@ -169,7 +169,7 @@ public final class KeyedLock<K> {
      * Where a key hashes is as good a place as a hand to find an idle record: neither knows which
      * idle keys will recur. The Deflater thread calls releaseIdleKeys on every live lock with
      * bound keys once every IDLE_SWEEP_MILLIS, so a key that nobody uses is released within about
-     * that. A sweep that a resize overtakes (its own shrink, or another thread's) sweeps the new
+     * that. A sweep that a resize overtakes (another thread's: a binder's, or a deflater's shrink) sweeps the new
      * table too, so that a call of releaseIdleKeys in a quiet moment leaves no idle key bound even
      * when the Deflater sweeps beside it.
      *
@@ -206,15 +206,28 @@ public final class KeyedLock<K> {
      * gives up (time out, interrupt) unlocks what it had locked, latest first, before it unpins.
      *
      * Table. Buckets hold a chain head, a guard (the holding thread, or MOVED) and a thin slot. A
-     * binder that finds a chain of GROW_CHAIN records, or any chain while BOUND is over a quarter
-     * of the buckets and the table is smaller than four buckets per idle key (LOAD_SHIFT), doubles
-     * the table; a deflater that empties a bucket of a grown table and finds the next
+     * binder that finds a chain of GROW_CHAIN records while the table has fewer than eight buckets
+     * per bound record, or any chain while BOUND is over a quarter of the buckets and the table is
+     * smaller than four buckets per idle key (LOAD_SHIFT), doubles the table. A long chain in a
+     * table that is already that large is keys whose hashes collide, which no size spreads: the
+     * binder deflates idle records of that chain instead (trimChain), so the table stays within a
+     * constant factor of the records (keys in use plus the idle budget) and a lookup walks the
+     * colliding keys in use plus a few idle ones, whatever the hashes. A deflater whose
+     * deflations leave a bucket of a grown table empty, and the next
      * SHRINK_SAMPLE buckets empty shrinks it to eight buckets per bound key within that size (half
      * the load that grows it, so the two do not alternate) and four beyond it, at least
-     * MIN_BUCKETS, and releaseIdleKeys shrinks it after its sweep. A resize
+     * MIN_BUCKETS, after it has counted them (shrinkIfSparse), and releaseIdleKeys shrinks it after
+     * its sweep. A resize
      * takes every guard of the old table in index order (everybody else takes at most one guard at
      * a time, so this cannot deadlock), re-links the records, publishes the new table and marks
      * each old guard MOVED: a thread that was waiting for an old guard retries on the new table.
+     *
+     * Errors. No exception, an allocation failure included, leaves a guard taken, a record half
+     * bound or a count wrong: guards are released in finally blocks; the records a bind or an
+     * inflation needs are allocated before anything is changed; a resize that fails releases every
+     * guard of the old table, which stays in use (thin holds it inflated are linked and counted);
+     * the housekeeping after a bind (deflations, resize) counts before it can fail, and a bind whose
+     * housekeeping fails unpins its record before the exception reaches the caller.
      */
 
 
@@ -959,7 +972,7 @@ public final class KeyedLock<K> {
      */
     public int releaseIdleKeys() {
         int released = 0;
-        // A resize during the sweep (this sweep's own shrink, or another thread's) moves the
+        // A resize during the sweep (another thread's: a binder's, or a deflater's shrink) moves the
         // records not yet swept into a new table: sweep that one too. A few passes at most; the
         // limit only bounds a call that races endless resizes of a busy lock.
         Table t = table;
@@ -974,16 +987,25 @@ public final class KeyedLock<K> {
             t = now;
         }
         // Shrink now, also when another thread (the background deflater, a binder) is resizing: wait
-        // for it and look again, so that the table fits the keys left when this call returns.
-        for (int tries = 0; ; tries++) {
-            Table now = table;
-            if (now.buckets <= MIN_BUCKETS || shrunkSize(boundKeys()) >= now.buckets || resize(now, false)) {
-                break;
+        // for it and look again, so that the table fits the keys left when this call returns. The
+        // interrupt status is set aside while waiting, as in Table.lock: parkNanos would not park.
+        boolean interrupted = false;
+        try {
+            for (int tries = 0; ; tries++) {
+                Table now = table;
+                if (now.buckets <= MIN_BUCKETS || shrunkSize(boundKeys()) >= now.buckets || resize(now, false)) {
+                    break;
+                }
+                if (tries < 64) {
+                    Thread.yield();
+                } else {
+                    interrupted |= Thread.interrupted();
+                    LockSupport.parkNanos(100_000L); // a resize in progress takes every guard: not long
+                }
             }
-            if (tries < 64) {
-                Thread.yield();
-            } else {
-                LockSupport.parkNanos(100_000L); // a resize in progress takes every guard: not long
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
         return released;
@@ -1158,10 +1180,11 @@ public final class KeyedLock<K> {
             return null;
         }
         Record bound;
-        int chain = 0;
+        int chain = 0, splits = 0;
         boolean thin = false, drain = false;
         try {
             for (Record r = t.head(i); r != null; r = r.next(), chain++) {
+                splits |= r.hash ^ h; // whether a doubled table would split this chain: see mayGrowForChain
                 if (r.hash == h && r.isKey(key)) {
                     r.pinBound();
                     r.used = true;
@@ -1195,14 +1218,49 @@ public final class KeyedLock<K> {
             }
             return THIN;
         }
-        // The bind and the deflations it pays for are counted in one update, none in the steady
-        // state (one deflation per bind): BOUND is then only read, and its line stays shared.
-        int over = (int) BOUND.getVolatile(this) + 1 - idleKeys;
-        countBound(1 - (over > 0 ? deflateNearBind(h, Math.min(2, over)) : 0));
-        if ((chain >= GROW_CHAIN || (chain > 0 && overLoaded(t))) && t.buckets < MAX_BUCKETS) {
-            resize(t, true);
+        try {
+            // The bind and the deflations it pays for are counted in one update, none in the steady
+            // state (one deflation per bind): BOUND is then only read, and its line stays shared.
+            int over = (int) BOUND.getVolatile(this) + 1 - idleKeys;
+            deflateAndCount(h, over > 0 ? Math.min(2, over) : 0, false, 1);
+            if (chain >= GROW_CHAIN) {
+                if (!mayGrowForChain(t, splits) || !resize(t, true)) {
+                    trimChain(t, i, chain + 1 - GROW_CHAIN / 2);
+                }
+            } else if (chain > 0 && overLoaded(t) && t.buckets < MAX_BUCKETS) {
+                resize(t, true);
+            }
+        } catch (RuntimeException | Error e) {
+            unpin(bound); // the record stays bound, idle, counted: as after any bind
+            throw e;
         }
         return bound;
+    }
+
+    /**
+     * Whether a chain of GROW_CHAIN records justifies doubling {@code t}: if the doubled table
+     * would split it ({@code splits}, the OR of each record's hash XOR the binder's, has the bit
+     * that the doubled index adds), and while the table has fewer than eight buckets per bound
+     * record. Otherwise the chain is keys whose hashes collide (a poor {@code hashCode}, or hash
+     * flooding), which no table size spreads: doubling would only grow the table without bound
+     * (27 keys of one hash took it to 2^24 buckets). So the table stays within a constant factor
+     * of the records, which are the keys in use plus at most about {@link #idleKeys} idle ones,
+     * whatever the hashes; the chain is trimmed instead.
+     */
+    private boolean mayGrowForChain(Table t, int splits) {
+        return (splits & t.buckets) != 0 && t.buckets < MAX_BUCKETS
+                && t.buckets < (long) (int) BOUND.getVolatile(this) << (LOAD_SHIFT + 1);
+    }
+
+    /**
+     * Deflates up to {@code wanted} idle records of bucket i's chain, the long chain of keys whose
+     * hashes collide, so that a lookup of such a key walks the records of the colliding keys in use
+     * and at most about GROW_CHAIN / 2 idle ones. Skips the bucket if its guard is taken.
+     */
+    private void trimChain(Table t, int i, int wanted) {
+        if (wanted > 0) {
+            countBound(-deflateBucket(t, i, wanted, false, false));
+        }
     }
 
     /**
@@ -1265,6 +1323,34 @@ public final class KeyedLock<K> {
     }
 
     /**
+     * Deflates {@code wanted} idle records near hash {@code h} (as {@link #deflateNearBind}, or the
+     * drain's pass with {@code clock}), counts them with {@code plus} (a bind) in one update, and
+     * only then shrinks the table if the deflations left it sparse: an exception of the shrink (an
+     * allocation that fails) then loses no count.
+     */
+    private void deflateAndCount(int h, int wanted, boolean clock, int plus) {
+        Table t = table;
+        int deflated = wanted > 0 ? deflateNear(h, wanted, clock) : 0;
+        countBound(plus - deflated);
+        if (deflated > 0) {
+            shrinkIfSparse(t, t.index(h));
+        }
+    }
+
+    /**
+     * Halves a grown table when the buckets from {@code i} on are empty and the bound records fit
+     * in fewer: a sample of the load, read without the guards (the resize counts under them).
+     * The size check first: resize takes every guard before it counts, and a table that is
+     * already eight buckets per bound key would take them for nothing.
+     */
+    private void shrinkIfSparse(Table t, int i) {
+        if (t.buckets > MIN_BUCKETS && t.head(i) == null && shrunkSize(boundKeys()) < t.buckets
+                && t.emptyAfter(i, SHRINK_SAMPLE)) {
+            resize(t, false);
+        }
+    }
+
+    /**
      * One step of the drain: a thread that took a thin hold ({@link #DRAIN_INTERVAL} of them) while
      * records are bound looks at the first chain from its bucket on and deflates one idle record
      * of it that nobody locked since the drain last passed it ({@link Record#used}, cleared as it
@@ -1276,7 +1362,7 @@ public final class KeyedLock<K> {
      */
     private void drainIdle(int h) {
         if ((int) BOUND.getVolatile(this) > 0) {
-            countBound(-deflateNear(h, 1, true));
+            deflateAndCount(h, 1, true, 0);
         }
     }
 
@@ -1309,7 +1395,6 @@ public final class KeyedLock<K> {
             return 0;
         }
         int deflated = 0;
-        boolean emptied = false;
         try {
             Record prev = null;
             for (Record r = t.head(i); r != null && deflated < max; ) {
@@ -1336,16 +1421,8 @@ public final class KeyedLock<K> {
                 }
                 r = next;
             }
-            emptied = t.head(i) == null;
         } finally {
             t.unlock(i);
-        }
-        if (deflated > 0) {
-            // The size check first: resize takes every guard before it counts, and a table that is
-            // already eight buckets per bound key would take them for nothing.
-            if (emptied && t.buckets > MIN_BUCKETS && shrunkSize(boundKeys()) < t.buckets && t.emptyAfter(i, SHRINK_SAMPLE)) {
-                resize(t, false);
-            }
         }
         return deflated;
     }
@@ -1386,7 +1463,12 @@ public final class KeyedLock<K> {
 
     private static void keepAsSpare(Record r) {
         if (SPARE.get() == null) {
-            SPARE.set(r);
+            try {
+                SPARE.set(r); // may allocate the thread's entry
+            } catch (OutOfMemoryError e) {
+                // The spare only saves the next bind an allocation: dropped, it loses nothing, and
+                // a deflater that has unlinked the record must not fail between that and its count.
+            }
         }
     }
 
@@ -1453,30 +1535,31 @@ public final class KeyedLock<K> {
         if (!RESIZING.compareAndSet(this, 0, 1)) {
             return false; // somebody else is resizing; a later binder or deflater will check again
         }
+        // An exception (an allocation that fails, inflating a thin hold or making the new table)
+        // leaves the old table as it was, every thin hold inflated so far a linked, counted record,
+        // and every guard released: the lock goes on at its old size.
+        int locked = 0, inflated = 0;
+        boolean published = false;
         try {
             if (table != t) {
                 return false;
             }
-            for (int i = 0; i < t.buckets; i++) {
-                t.lockForResize(i);
+            for (; locked < t.buckets; locked++) {
+                t.lockForResize(locked);
             }
             int buckets = grow ? t.buckets << 1 : shrunkSize(t.countLocked());
             if (buckets == t.buckets || (!grow && buckets > t.buckets)) {
-                for (int i = 0; i < t.buckets; i++) {
-                    t.unlock(i);
-                }
                 return true;
             }
             // Thin holds become records first (their holders' CASes on the old slots then fail, and
             // they find the records), so that the new table starts with empty thin slots.
-            int inflated = 0;
             for (int i = 0; i < t.buckets; i++) {
                 Thin h = t.thin(i);
                 if (h != null && inflate(t, i, h, null, 0) != null) {
                     inflated++;
                 }
             }
-            Table n = new Table(buckets);
+            Table n = newTable(buckets);
             for (int i = 0; i < t.buckets; i++) {
                 for (Record r = t.head(i); r != null; ) {
                     Record next = r.next();
@@ -1487,15 +1570,33 @@ public final class KeyedLock<K> {
                 }
             }
             table = n;
+            published = true;
             for (int i = 0; i < t.buckets; i++) {
                 t.markMoved(i);
             }
-            countBound(inflated);
         } finally {
+            if (!published) {
+                for (int i = 0; i < locked; i++) {
+                    t.unlock(i);
+                }
+            }
             RESIZING.setRelease(this, 0);
+            countBound(inflated);
         }
         return true;
     }
+
+    /**
+     * Makes a resize's new table. A test seam: {@code KeyedLockTest} fails it as an allocation
+     * would, and checks that the lock stays usable.
+     */
+    private static Table newTable(int buckets) {
+        java.util.function.IntFunction<Table> f = tableFactory;
+        return f == null ? new Table(buckets) : f.apply(buckets);
+    }
+
+    /** Null, or what makes a resize's new table: for tests only (see {@link #newTable}). */
+    static volatile java.util.function.IntFunction<Table> tableFactory;
 
     /** Whether t is smaller than the idle budget's size and holds more than its load; see LOAD_SHIFT. */
     private boolean overLoaded(Table t) {
@@ -1987,21 +2088,44 @@ public final class KeyedLock<K> {
          * sleeps in growing steps: never a long busy spin.
          */
         boolean lock(int i) {
+            Object g = SLOTS.getVolatile(slots, 3 * i + 1);
+            if (g == null && SLOTS.compareAndSet(slots, 3 * i + 1, null, Thread.currentThread())) {
+                return true;
+            }
+            return g != MOVED && lockSlow(i);
+        }
+
+        /**
+         * {@link #lock}'s wait. The sleeps must really sleep: {@code parkNanos} returns at once
+         * while the interrupt status is set, so an interrupted thread (in {@code lock(key)}, which
+         * ignores interrupts) would spin here without ever unmounting, and with one carrier the
+         * guard's holder (a resize parked for another guard) would never run again. So the status
+         * is cleared while the thread sleeps and set again on the way out.
+         */
+        private boolean lockSlow(int i) {
             Thread me = Thread.currentThread();
-            for (int tries = 0; ; tries++) {
-                Object g = SLOTS.getVolatile(slots, 3 * i + 1);
-                if (g == MOVED) {
-                    return false;
+            boolean interrupted = false;
+            try {
+                for (int tries = 0; ; tries++) {
+                    Object g = SLOTS.getVolatile(slots, 3 * i + 1);
+                    if (g == MOVED) {
+                        return false;
+                    }
+                    if (g == null && SLOTS.compareAndSet(slots, 3 * i + 1, null, me)) {
+                        return true;
+                    }
+                    if (tries < 64) {
+                        Thread.onSpinWait();
+                    } else if (tries < 96) {
+                        Thread.yield();
+                    } else {
+                        interrupted |= Thread.interrupted();
+                        LockSupport.parkNanos(this, Math.min(1_000L << Math.min(tries - 96, 10), 1_000_000L));
+                    }
                 }
-                if (g == null && SLOTS.compareAndSet(slots, 3 * i + 1, null, me)) {
-                    return true;
-                }
-                if (tries < 64) {
-                    Thread.onSpinWait();
-                } else if (tries < 96) {
-                    Thread.yield();
-                } else {
-                    LockSupport.parkNanos(Math.min(1_000L << Math.min(tries - 96, 10), 1_000_000L));
+            } finally {
+                if (interrupted) {
+                    me.interrupt();
                 }
             }
         }
@@ -2069,8 +2193,8 @@ public final class KeyedLock<K> {
         /** Called by the bind that took {@code lock} from no bound key to one. */
         static void watch(KeyedLock<?> lock) {
             if (!lock.watched) {
-                lock.watched = true; // racy: a second registration only sweeps the lock twice
                 LOCKS.add(new WeakReference<>(lock));
+                lock.watched = true; // racy: a second registration only sweeps the lock twice
             }
             Thread t = thread;
             if (t == null) {

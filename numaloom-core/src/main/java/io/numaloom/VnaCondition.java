@@ -82,7 +82,7 @@ final class VnaCondition implements Condition {
     public void awaitUninterruptibly() {
         Waiter w = enqueue("awaitUninterruptibly");
         ConditionAwaitEvent event = beginAwaitEvent(Long.MAX_VALUE);
-        int saved = lock.releaseFully("awaitUninterruptibly on");
+        int saved = release(w, "awaitUninterruptibly on");
         boolean interrupted = false;
         while (w.waiting()) {
             LockSupport.park(this);
@@ -119,7 +119,7 @@ final class VnaCondition implements Condition {
         }
         Waiter w = enqueue("awaitUntil");
         ConditionAwaitEvent event = beginAwaitEvent(untilDeadlineNanos(deadlineMillis, System.currentTimeMillis()));
-        int saved = lock.releaseFully("awaitUntil on");
+        int saved = release(w, "awaitUntil on");
         int mode = NORMAL;
         boolean timedOut = false;
         while (w.waiting()) {
@@ -157,7 +157,7 @@ final class VnaCondition implements Condition {
         long deadline = System.nanoTime() + nanos;
         Waiter w = enqueue("await");
         ConditionAwaitEvent event = beginAwaitEvent(timed ? nanos : Long.MAX_VALUE);
-        int saved = lock.releaseFully("await on");
+        int saved = release(w, "await on");
         int mode = NORMAL;
         boolean timedOut = false;
         while (w.waiting()) {
@@ -279,6 +279,22 @@ final class VnaCondition implements Condition {
         }
         last = w;
         return w;
+    }
+
+    /**
+     * Releases the lock for waiter {@code w}, just enqueued. If the release throws (a key whose
+     * {@code equals} throws, for one of a {@link KeyedLock}), the lock is still held and the
+     * exception reaches the caller: {@code w} is cancelled and unlinked first, or it would stay
+     * queued with no thread behind it and swallow a later {@code signal()}.
+     */
+    private int release(Waiter w, String action) {
+        try {
+            return lock.releaseFully(action);
+        } catch (RuntimeException | Error e) {
+            w.cancel();
+            unlink(w);
+            throw e;
+        }
     }
 
     private void dequeueFirst(Waiter w) {
