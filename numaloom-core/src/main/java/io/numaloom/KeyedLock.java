@@ -57,7 +57,10 @@ import java.util.function.Supplier;
  *     binding more releases idle ones, and a background thread releases every key idle for about
  *     {@link #IDLE_SWEEP_MILLIS} ms, so an idle {@code KeyedLock} eventually keeps no reference to
  *     any key and shrinks back to its size when new. {@link #releaseIdleKeys()} does it at once.
- *     Keys in use (held, waited for, awaited) are never released.
+ *     Keys in use (held, waited for, awaited) are never released. This holds whatever the keys'
+ *     hashes: keys whose {@code hashCode}s collide share a chain of records that the table does not
+ *     grow for; its idle records are released instead, so a lookup walks the colliding keys in use
+ *     and a few idle ones (linearly, as {@code HashMap} does for keys that are not {@code Comparable}).
  * <li><em>Cheap on keys not seen lately.</em> A thread that locks a key it has not locked lately,
  *     or any key once {@code idleKeys} keys are bound, and finds no record of it holds it
  *     <em>thin</em>: it marks the key held in the key's hash
