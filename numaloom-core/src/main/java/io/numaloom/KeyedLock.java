@@ -1590,7 +1590,7 @@ public final class KeyedLock<K> {
     }
 
     /**
-     * Makes a resize's new table. A test seam: {@code KeyedLockTest} fails it as an allocation
+     * Makes a resize's new table. A test seam: {@code KeyedLockAdversarialTest} fails it as an allocation
      * would, and checks that the lock stays usable.
      */
     private static Table newTable(int buckets) {
