@@ -242,7 +242,8 @@ class KeyedLockAdversarialTest {
      */
     @Test
     void anAllocationThatFailsInAResizeLeavesTheLockUsable() throws Exception {
-        KeyedLock<Integer> locks = KeyedLock.builder().bindOnFirstLock(true).build();
+        // No background sweep: only this thread resizes while the seam fails.
+        KeyedLock<Integer> locks = KeyedLock.builder().bindOnFirstLock(true).releaseIdleKeysInBackground(false).build();
         AtomicInteger failures = new AtomicInteger();
         KeyedLock.tableFactory = buckets -> {
             failures.incrementAndGet();

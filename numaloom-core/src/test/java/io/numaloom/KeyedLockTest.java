@@ -623,7 +623,7 @@ class KeyedLockTest {
 
     @Test
     void aKeyStaysBoundWhileIdleAndIsReleasedOnRequest() {
-        KeyedLock<String> locks = KeyedLock.builder().idleKeys(2).bindOnFirstLock(true).build();
+        KeyedLock<String> locks = KeyedLock.builder().idleKeys(2).bindOnFirstLock(true).releaseIdleKeysInBackground(false).build(); // no sweep between the steps
         locks.lock("a");
         locks.unlock("a");
         assertEquals(0, locks.activeKeys());
