@@ -3,6 +3,11 @@ package io.numaloom.scheduler;
 import io.numaloom.topology.HomeNode;
 import io.numaloom.topology.Topology;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -128,8 +133,13 @@ public final class NumaScheduler implements AutoCloseable {
     private final NodeExecutor[] nodes;
     private final ThreadFactory[] nodeFactories;
     private final AtomicInteger nextHome = new AtomicInteger();
-    /** Threads of our factories between the start of their task and its end. */
-    private final Set<Thread> live = ConcurrentHashMap.newKeySet();
+    /**
+     * The threads of our factories, from their creation to the end of their task or their refusal by
+     * {@link #close()}, keyed by their admission. Held weakly: a thread that is never started is collected like any
+     * other object, and its registration is dropped, from {@code collected}, by the next factory call or close().
+     */
+    private final ConcurrentHashMap<Admission, Registration> threads = new ConcurrentHashMap<>();
+    private final ReferenceQueue<Thread> collected = new ReferenceQueue<>();
     private final Object closeLock = new Object();
     private volatile boolean closing;
     private volatile boolean closed;
@@ -185,7 +195,18 @@ public final class NumaScheduler implements AutoCloseable {
                 if (closing) {
                     return null;
                 }
-                return factory.newThread(tracked(task));
+                Admission admission = new Admission();
+                Thread thread = factory.newThread(tracked(task, admission));
+                Registration registration = new Registration(thread, admission, collected);
+                threads.put(admission, registration);
+                // Registered, then closing read; close() writes closing, then reads the registry: one of the two
+                // sees the other, so close() decides about every thread this returns.
+                if (closing) {
+                    threads.remove(admission);
+                    return null;
+                }
+                dropCollected();
+                return thread;
             };
         }
         this.sameNodesAsLocks = sameNodes(topology);
@@ -399,22 +420,99 @@ public final class NumaScheduler implements AutoCloseable {
     // ---------------------------------------------------------------------------------------------
     // Threads
 
-    /** The task of a thread of our factories: counted live while it runs; refused once close() has begun. */
-    private Runnable tracked(Runnable task) {
+    /**
+     * Whether a thread of our factories runs its task. It is decided once, by one CAS from {@code NEW}, the
+     * admission CAS: the thread's first mount sets {@code RUNNING} (the wrapper of {@link #tracked}), or
+     * {@link #close()} sets {@code REFUSED} for a thread it found unstarted ({@link #decideAll}). Since close() tries
+     * only after it has seen {@code Thread.isAlive()} false, a thread started before close() began can only be
+     * admitted; one that close() refused runs nothing, whenever it is started.
+     */
+    private static final class Admission {
+        static final int NEW = 0;
+        static final int RUNNING = 1;
+        static final int REFUSED = 2;
+        private static final VarHandle STATE;
+
+        static {
+            try {
+                STATE = MethodHandles.lookup().findVarHandle(Admission.class, "state", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        @SuppressWarnings("unused") // through STATE
+        private volatile int state;
+
+        /** The admission CAS: {@code NEW} to {@code decision}; false if the other side decided first. */
+        boolean decide(int decision) {
+            return STATE.compareAndSet(this, NEW, decision);
+        }
+    }
+
+    /**
+     * The registry's weak hold on a thread of our factories. It keeps the thread's admission but not its task, so
+     * that a thread never started is collectable even when its task refers to it.
+     */
+    private static final class Registration extends WeakReference<Thread> {
+        final Admission admission;
+
+        Registration(Thread thread, Admission admission, ReferenceQueue<Thread> collected) {
+            super(thread, collected);
+            this.admission = admission;
+        }
+    }
+
+    /**
+     * The task of a thread of our factories: at its first mount it takes its admission; admitted, it runs
+     * {@code task} and then leaves the registry; refused, it throws.
+     */
+    private Runnable tracked(Runnable task, Admission admission) {
         Objects.requireNonNull(task, "task");
         return () -> {
-            Thread me = Thread.currentThread();
-            live.add(me);
-            if (closing) {
-                live.remove(me);
-                throw new RejectedExecutionException(name + " is closed: a thread started after close() began does not run its task");
+            if (!admission.decide(Admission.RUNNING)) {
+                throw new RejectedExecutionException(name + " is closed: this thread was not started before close()"
+                        + " began, so it does not run its task");
             }
             try {
                 task.run();
             } finally {
-                live.remove(me);
+                threads.remove(admission);
             }
         };
+    }
+
+    /** Drops the registrations of threads that were collected (never started, or never to run again). */
+    private void dropCollected() {
+        for (Reference<? extends Thread> cleared; (cleared = collected.poll()) != null; ) {
+            Registration registration = (Registration) cleared;
+            threads.remove(registration.admission, registration);
+        }
+    }
+
+    /**
+     * close()'s decision about every registered thread: one not yet started is refused (the admission CAS, from
+     * close()'s side) and dropped from the registry; one that has started, or whose first mount won the CAS, is
+     * returned, to be waited for. Registrations of collected threads are dropped.
+     */
+    private List<Thread> decideAll() {
+        dropCollected();
+        List<Thread> admitted = new ArrayList<>();
+        for (Registration registration : threads.values()) {
+            Thread thread = registration.get();
+            if (thread == null || (!thread.isAlive() && registration.admission.decide(Admission.REFUSED))) {
+                threads.remove(registration.admission, registration);
+            } else {
+                admitted.add(thread);
+            }
+        }
+        return admitted;
+    }
+
+    /** The threads of our factories registered now (collected ones dropped first), for tests. */
+    int registeredThreads() {
+        dropCollected();
+        return threads.size();
     }
 
     /** Returns the number of nodes, each with its carriers; home nodes are {@code 0..nodes()-1}. */
@@ -430,6 +528,10 @@ public final class NumaScheduler implements AutoCloseable {
     /**
      * Returns a factory of unstarted virtual threads whose home nodes are assigned round-robin over the nodes.
      * Once {@link #close()} has begun, it returns null (it rejects the request, as {@link ThreadFactory} allows).
+     * A thread it returns that is started before {@code close()} begins runs its task, and {@code close()} waits
+     * for it; one started later is refused: it terminates without running its task, and its uncaught-exception
+     * handler receives a {@link RejectedExecutionException} (see {@link #close()}). Until its task ends, the scheduler holds the thread only weakly: a thread that is never
+     * started is collected like any other object.
      */
     public ThreadFactory threadFactory() {
         return task -> nodeFactories[Math.floorMod(nextHome.getAndIncrement(), nodeFactories.length)].newThread(task);
@@ -437,7 +539,8 @@ public final class NumaScheduler implements AutoCloseable {
 
     /**
      * Returns a factory of unstarted virtual threads homed on {@code node}. Once {@link #close()} has begun, it
-     * returns null.
+     * returns null. Its threads run or are refused as those of {@link #threadFactory()}: by whether they were
+     * started before {@code close()} began.
      *
      * @throws IndexOutOfBoundsException if {@code node} is not in {@code [0, nodes())}
      */
@@ -448,7 +551,14 @@ public final class NumaScheduler implements AutoCloseable {
     /**
      * Returns an executor that starts a virtual thread of {@link #threadFactory()} per task (home nodes
      * round-robin), as {@link Executors#newThreadPerTaskExecutor(ThreadFactory)} does. Once this scheduler's
-     * {@link #close()} has begun, it rejects tasks. Close the executor before the scheduler.
+     * {@link #close()} has begun, it rejects tasks.
+     *
+     * <p>Close the executor before the scheduler. If the scheduler is closed first, every task submitted before
+     * its {@code close()} began runs to completion, {@code close()} waits for it, and its {@code Future} completes
+     * as usual. A task submitted after {@code close()} began is rejected with a {@link RejectedExecutionException};
+     * one whose thread was created just as {@code close()} began may instead get a thread that is refused (see
+     * {@link #close()}): its task is dropped, its {@code Future} never completes, and the executor, which counts
+     * it as running, never terminates.
      */
     public ExecutorService newThreadPerTaskExecutor() {
         return Executors.newThreadPerTaskExecutor(threadFactory());
@@ -621,7 +731,8 @@ public final class NumaScheduler implements AutoCloseable {
 
     /**
      * Runs a mount that arrives after the carriers have stopped: that of a thread created inside one of ours with
-     * the JDK's builders and still alive after {@link #close()}, or the first mount of a thread started after it.
+     * the JDK's builders and still alive after {@link #close()}, or the first mount, refused, of a thread started
+     * after it.
      * It runs on a temporary platform thread, unpinned, so that no waker ever gets an exception from
      * {@code execute} (one would escape from {@code LockSupport.unpark}, for example in a lock's release).
      */
@@ -636,15 +747,23 @@ public final class NumaScheduler implements AutoCloseable {
      * Shuts the scheduler down and waits until it has:
      * <ol>
      * <li>From now on the factories return null and {@link #newThreadPerTaskExecutor()}'s executors reject tasks.
-     *     A thread of the factories that is started from now on does not run its task: it terminates at once, and
-     *     its uncaught-exception handler receives a {@link RejectedExecutionException}.
-     * <li>It waits for every virtual thread of the factories that has started to run its task: running, parked or
-     *     sleeping threads are neither interrupted nor abandoned; they run to completion on their carriers. If the
-     *     thread calling {@code close()} is interrupted while waiting, every such thread is interrupted (once) and
-     *     the wait goes on; the caller's interrupt status is set again on return.
+     * <li>Before it waits for anything, it refuses every thread of the factories that has not been started yet.
+     *     Such a thread, whenever it is started, does not run its task: it terminates at once, and its
+     *     uncaught-exception handler receives a {@link RejectedExecutionException}.
+     * <li>It waits for every other thread of the factories, every one that had been started, whether or not it has
+     *     had its first mount yet: each runs its task to completion on its carriers; running, parked or sleeping
+     *     threads are neither interrupted nor abandoned. If the thread calling {@code close()} is interrupted while
+     *     waiting, every such thread is interrupted (once) and the wait goes on; the caller's interrupt status is
+     *     set again on return.
      * <li>It stops the carriers: each finishes its queue and exits, and {@code close()} waits for them.
      * </ol>
-     * Virtual threads created inside ours with the JDK's builders are not waited for; a mount of one that comes
+     * So a thread whose {@code start()} returned before {@code close()} began always runs its task (and a
+     * {@code Future} of its executor submitted before then completes), and a thread started after {@code close()}
+     * returned never does. A thread started after {@code close()} began is refused too, unless it is started in
+     * the moment between the beginning of {@code close()} and its decision about that thread (one compare-and-set
+     * per thread decides which comes first); then it runs, and {@code close()} waits for it.
+     *
+     * <p>Virtual threads created inside ours with the JDK's builders are not waited for; a mount of one that comes
      * after the carriers stopped runs on a temporary, unpinned platform thread. Calling {@code close()} again, or
      * from another thread at the same time, waits for the same shutdown and returns.
      *
@@ -662,16 +781,21 @@ public final class NumaScheduler implements AutoCloseable {
                 return;
             }
             closing = true;
+            // closing written, then the registry read (see the factories). The registry's reads are acquire reads,
+            // which a volatile write does not keep behind it: the fence does. The first decideAll() comes before any
+            // wait, so every thread created and not yet started by then is refused.
+            VarHandle.fullFence();
             boolean interruptedThreads = false;
-            while (!live.isEmpty()) {
-                for (Thread t : live) {
+            while (!threads.isEmpty()) {
+                List<Thread> admitted = decideAll();
+                for (Thread t : admitted) {
                     try {
                         t.join();
                     } catch (InterruptedException e) {
                         interrupted = true;
                         if (!interruptedThreads) {
                             interruptedThreads = true;
-                            for (Thread u : live) {
+                            for (Thread u : admitted) {
                                 u.interrupt();
                             }
                         }
