@@ -18,7 +18,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -465,14 +467,14 @@ public final class NumaScheduler implements AutoCloseable {
 
     /**
      * The task of a thread of our factories: at its first mount it takes its admission; admitted, it runs
-     * {@code task} and then leaves the registry; refused, it throws.
+     * {@code task} and then leaves the registry; refused, it throws, after it has cancelled {@code task} if that
+     * is a {@link Future} (see {@link #refuse}).
      */
     private Runnable tracked(Runnable task, Admission admission) {
         Objects.requireNonNull(task, "task");
         return () -> {
             if (!admission.decide(Admission.RUNNING)) {
-                throw new RejectedExecutionException(name + " is closed: this thread was not started before close()"
-                        + " began, so it does not run its task");
+                throw refuse(task);
             }
             try {
                 task.run();
@@ -480,6 +482,27 @@ public final class NumaScheduler implements AutoCloseable {
                 threads.remove(admission);
             }
         };
+    }
+
+    /**
+     * The refusal of a thread whose task is {@code task}: a {@link Future} task is cancelled, so that its
+     * {@code get()} throws {@link java.util.concurrent.CancellationException}; a cancelled {@link RunnableFuture}
+     * is then run, which by that interface's contract computes nothing, so that its wrapper sees it end (the JDK's
+     * thread-per-task executor counts a task as running until its {@code run()} returns, and would never
+     * terminate).
+     */
+    private RejectedExecutionException refuse(Runnable task) {
+        boolean cancelled = task instanceof Future<?> future && future.cancel(false);
+        RejectedExecutionException refused = new RejectedExecutionException(name + " is closed: this thread was not"
+                + " started before close() began, so it does not run its task" + (cancelled ? " (its Future is cancelled)" : ""));
+        if (task instanceof RunnableFuture<?> future && future.isCancelled()) {
+            try {
+                future.run();
+            } catch (RuntimeException | Error e) {
+                refused.addSuppressed(e);
+            }
+        }
+        return refused;
     }
 
     /** Drops the registrations of threads that were collected (never started, or never to run again). */
@@ -529,8 +552,9 @@ public final class NumaScheduler implements AutoCloseable {
      * Returns a factory of unstarted virtual threads whose home nodes are assigned round-robin over the nodes.
      * Once {@link #close()} has begun, it returns null (it rejects the request, as {@link ThreadFactory} allows).
      * A thread it returns that is started before {@code close()} begins runs its task, and {@code close()} waits
-     * for it; one started later is refused: it terminates without running its task, and its uncaught-exception
-     * handler receives a {@link RejectedExecutionException} (see {@link #close()}). Until its task ends, the scheduler holds the thread only weakly: a thread that is never
+     * for it; one started later is refused: it terminates without running its task, its uncaught-exception handler
+     * receives a {@link RejectedExecutionException}, and a task that is a {@link Future} is cancelled (see
+     * {@link #close()}). Until its task ends, the scheduler holds the thread only weakly: a thread that is never
      * started is collected like any other object.
      */
     public ThreadFactory threadFactory() {
@@ -557,8 +581,9 @@ public final class NumaScheduler implements AutoCloseable {
      * its {@code close()} began runs to completion, {@code close()} waits for it, and its {@code Future} completes
      * as usual. A task submitted after {@code close()} began is rejected with a {@link RejectedExecutionException};
      * one whose thread was created just as {@code close()} began may instead get a thread that is refused (see
-     * {@link #close()}): its task is dropped, its {@code Future} never completes, and the executor, which counts
-     * it as running, never terminates.
+     * {@link #close()}): the {@code Future} of a {@code submit} is then cancelled, so {@code get()} throws
+     * {@link java.util.concurrent.CancellationException}, and the executor can still terminate; but a task of
+     * {@code execute} is dropped, and the executor, which counts it as running, never terminates.
      */
     public ExecutorService newThreadPerTaskExecutor() {
         return Executors.newThreadPerTaskExecutor(threadFactory());
@@ -749,7 +774,12 @@ public final class NumaScheduler implements AutoCloseable {
      * <li>From now on the factories return null and {@link #newThreadPerTaskExecutor()}'s executors reject tasks.
      * <li>Before it waits for anything, it refuses every thread of the factories that has not been started yet.
      *     Such a thread, whenever it is started, does not run its task: it terminates at once, and its
-     *     uncaught-exception handler receives a {@link RejectedExecutionException}.
+     *     uncaught-exception handler receives a {@link RejectedExecutionException}. If its task is a
+     *     {@link Future} (the JDK's thread-per-task executors give their threads the task's {@code Future} as
+     *     the task), that {@code Future} is cancelled, so its {@code get()} throws
+     *     {@link java.util.concurrent.CancellationException} instead of waiting forever; a cancelled
+     *     {@link RunnableFuture} is then run, which by that interface's contract computes nothing but lets a
+     *     wrapper see the task end (a thread-per-task executor so counts it finished and can terminate).
      * <li>It waits for every other thread of the factories, every one that had been started, whether or not it has
      *     had its first mount yet: each runs its task to completion on its carriers; running, parked or sleeping
      *     threads are neither interrupted nor abandoned. If the thread calling {@code close()} is interrupted while

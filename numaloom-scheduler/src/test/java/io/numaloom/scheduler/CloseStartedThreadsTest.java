@@ -6,10 +6,13 @@ import org.junit.jupiter.api.Timeout;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -24,13 +27,15 @@ import static io.numaloom.scheduler.ShutdownTest.oneCarrierPerNode;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Which threads of the factories {@link NumaScheduler#close()} lets run: every thread started before close() began
  * runs its task, whether or not its first mount had run, and close() waits for it; a thread started after close()
- * began is refused. Every wait is for a state, never for a time; deadlines only guard against hangs.
+ * began is refused, and a refused task that is a {@link Future} is cancelled rather than left pending. Every wait
+ * is for a state, never for a time; deadlines only guard against hangs.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class CloseStartedThreadsTest {
@@ -98,6 +103,58 @@ class CloseStartedThreadsTest {
             executor.close(); // every task is done: it terminates at once
             assertTrue(executor.isTerminated());
         }
+    }
+
+    /**
+     * A thread created before close() and started after it returned does not run its task: its handler gets a
+     * RejectedExecutionException saying so, and a FutureTask given as its task is cancelled.
+     */
+    @Test
+    void aThreadCreatedBeforeCloseAndStartedAfterItIsRefused() throws Exception {
+        NumaScheduler scheduler = oneCarrierPerNode();
+        AtomicBoolean ran = new AtomicBoolean();
+        FutureTask<String> future = new FutureTask<>(() -> {
+            ran.set(true);
+            return "ran";
+        });
+        AtomicReference<Throwable> uncaught = new AtomicReference<>();
+        Thread late = scheduler.threadFactory().newThread(future);
+        late.setUncaughtExceptionHandler((t, e) -> uncaught.set(e));
+        scheduler.close();
+        Steps.assertStopped(scheduler);
+        late.start();
+        join(late);
+        assertFalse(ran.get());
+        assertTrue(future.isCancelled());
+        assertThrows(CancellationException.class, () -> future.get(Steps.DEADLINE_SECONDS, TimeUnit.SECONDS));
+        RejectedExecutionException refused = assertInstanceOf(RejectedExecutionException.class, uncaught.get());
+        assertTrue(refused.getMessage().contains("was not started before close() began"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("cancelled"), refused.getMessage());
+    }
+
+    /**
+     * The JDK's thread-per-task executor over a factory that closes the scheduler between a thread's creation and
+     * its start: the refused task is the executor's own Future, which is cancelled, so get() throws at once instead
+     * of hanging, and the executor, told by the cancelled Future, terminates.
+     */
+    @Test
+    void theExecutorsFutureOfARefusedThreadIsCancelled() throws InterruptedException {
+        NumaScheduler scheduler = oneCarrierPerNode();
+        AtomicBoolean ran = new AtomicBoolean();
+        ExecutorService executor = Executors.newThreadPerTaskExecutor(task -> {
+            Thread t = scheduler.threadFactory().newThread(task);
+            scheduler.close(); // completes after the thread's creation, before the executor starts it
+            return t;
+        });
+        Future<String> future = executor.submit(() -> {
+            ran.set(true);
+            return "ran";
+        });
+        assertTrue(scheduler.isClosed());
+        assertThrows(CancellationException.class, () -> future.get(Steps.DEADLINE_SECONDS, TimeUnit.SECONDS));
+        executor.shutdown();
+        assertTrue(executor.awaitTermination(Steps.DEADLINE_SECONDS, TimeUnit.SECONDS), "the executor terminates");
+        assertFalse(ran.get());
     }
 
     /**
