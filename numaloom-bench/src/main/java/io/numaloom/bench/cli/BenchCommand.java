@@ -301,6 +301,8 @@ final class BenchCommand {
         sb.append("      keyed workload only: ").append(String.join(", ", KeyedSchemes.names())).append('\n');
         sb.append("      falseSharing workload only (counter layouts): ")
                 .append(String.join(", ", io.numaloom.bench.workloads.FalseSharing.layoutNames())).append('\n');
+        sb.append("      queue workload only (the JDK's blocking queue as the buffer): ")
+                .append(String.join(", ", io.numaloom.bench.workloads.ProducerConsumer.jdkQueueNames())).append('\n');
         sb.append("  threads (array of integers >= 1): thread counts; default: powers of two up to 4 x CPUs, and the CPU count\n");
         for (Field f : ConfigReader.COMMON_FIELDS) {
             sb.append("  ").append(f.helpLine()).append('\n');

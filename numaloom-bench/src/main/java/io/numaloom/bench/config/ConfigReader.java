@@ -132,13 +132,14 @@ public final class ConfigReader {
     }
 
     /**
-     * Every lock name a configuration may use: the mutexes, the keyed schemes of the {@code keyed} workload and
-     * the counter layouts of {@code falseSharing}.
+     * Every lock name a configuration may use: the mutexes, the keyed schemes of the {@code keyed} workload, the
+     * counter layouts of {@code falseSharing} and the JDK's blocking queues of {@code queue}.
      */
     public static List<String> lockNames() {
         List<String> names = new ArrayList<>(Mutex.names());
         names.addAll(KeyedSchemes.names());
         names.addAll(FalseSharing.layoutNames());
+        names.addAll(ProducerConsumer.jdkQueueNames());
         return List.copyOf(names);
     }
 
@@ -458,6 +459,13 @@ public final class ConfigReader {
             }
         }
         for (int i = 0; i < locks.size(); i++) {
+            if (ProducerConsumer.isJdkQueue(locks.get(i))) {
+                if (kind != WorkloadKind.QUEUE) {
+                    problem(source.path("locks") + "[" + i + "].name", locks.get(i)
+                            + " is one of the JDK's blocking queues, measured only by the queue workload");
+                }
+                continue;
+            }
             if (kind.isKeyed() != KeyedSchemes.isKeyed(locks.get(i))) {
                 problem(source.path("locks") + "[" + i + "].name", kind.isKeyed()
                         ? locks.get(i) + " is not a keyed scheme; a keyed bench compares " + String.join(", ", KeyedSchemes.names())

@@ -83,14 +83,15 @@ class BoundedBuffer {
     }
 
     /** The put section of one thread. */
-    final class Producer implements Runnable {
+    final class Producer implements Runnable, ProducerConsumer.Putter {
         private Object element;
         private InterruptedException interrupted;
 
         private Producer() {}
 
         /** Waits for a free slot and stores {@code e}. */
-        void put(Object e) throws InterruptedException {
+        @Override
+        public void put(Object e) throws InterruptedException {
             element = e;
             mutex.runExclusively(this);
             element = null;
@@ -117,14 +118,15 @@ class BoundedBuffer {
     }
 
     /** The take section of one thread. */
-    final class Consumer implements Runnable {
+    final class Consumer implements Runnable, ProducerConsumer.Taker {
         private Object element;
         private InterruptedException interrupted;
 
         private Consumer() {}
 
         /** Waits for an element and removes it. */
-        Object take() throws InterruptedException {
+        @Override
+        public Object take() throws InterruptedException {
             mutex.runExclusively(this);
             if (interrupted != null) {
                 InterruptedException thrown = interrupted;

@@ -7,6 +7,9 @@ import io.numaloom.bench.config.Settings;
 import org.openjdk.jmh.infra.Blackhole;
 
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 
@@ -35,6 +38,13 @@ import java.util.function.BiFunction;
  * {@code wait}/{@code notifyAll} on the monitor for {@code SYNCHRONIZED}, and for the baselines, which have none,
  * a queue of parked waiters kept under the lock.
  *
+ * <p>Two names measure the JDK's own blocking queues in place of the buffer, as the references an application
+ * would pick: {@value #ARRAY_BLOCKING_QUEUE}, {@code new ArrayBlockingQueue<>(capacity)} (one unfair
+ * ReentrantLock, the layout {@link BoundedBuffer} copies), and {@value #LINKED_BLOCKING_QUEUE},
+ * {@code new LinkedBlockingQueue<>(capacity)} (a lock for puts and one for takes, a node per element), both used
+ * with {@code put} and {@code take}: the same items, end markers and checks. These names are valid for this
+ * workload only.
+ *
  * <p>Check: items are preallocated per round (untimed) with ids {@code 0..actionsCount-1}; each consumer marks the
  * ids it took in a bit set of its own and counts them. When the last producer is done it puts one end marker per
  * consumer, so a lost item ends the round instead of leaving a consumer waiting. {@link Round#verify()} then
@@ -42,6 +52,11 @@ import java.util.function.BiFunction;
  * counts) and the buffer empty.
  */
 public final class ProducerConsumer implements Workload {
+    /** The JDK's {@link ArrayBlockingQueue} as the buffer: a lock name of this workload only. */
+    public static final String ARRAY_BLOCKING_QUEUE = "ARRAY_BLOCKING_QUEUE";
+    /** The JDK's {@link LinkedBlockingQueue} as the buffer: a lock name of this workload only. */
+    public static final String LINKED_BLOCKING_QUEUE = "LINKED_BLOCKING_QUEUE";
+
     static final List<Field> FIELDS = List.of(
             Field.longField("actionsCount", 1, 400_000L, "items transferred per round, split evenly over the producers"),
             Field.intField("capacity", 1, 64, "slots of the bounded buffer"),
@@ -52,6 +67,28 @@ public final class ProducerConsumer implements Workload {
 
     /** The most items a round may have: they are preallocated, and every consumer keeps a bit per item. */
     public static final long MAX_ITEMS = 50_000_000L;
+
+    /** The names that measure one of the JDK's blocking queues instead of a buffer over a lock. */
+    public static List<String> jdkQueueNames() {
+        return List.of(ARRAY_BLOCKING_QUEUE, LINKED_BLOCKING_QUEUE);
+    }
+
+    /** Whether {@code name} is one of {@link #jdkQueueNames()}. */
+    public static boolean isJdkQueue(String name) {
+        return ARRAY_BLOCKING_QUEUE.equals(name) || LINKED_BLOCKING_QUEUE.equals(name);
+    }
+
+    /** A producing thread's end of the queue. */
+    interface Putter {
+        /** Waits for room and adds {@code e}. */
+        void put(Object e) throws InterruptedException;
+    }
+
+    /** A consuming thread's end of the queue. */
+    interface Taker {
+        /** Waits for an element and removes it. */
+        Object take() throws InterruptedException;
+    }
 
     /** One transferred item: its id and the time its producer called put. */
     static final class Item {
@@ -95,7 +132,10 @@ public final class ProducerConsumer implements Workload {
         return newRound(context, BoundedBuffer::new);
     }
 
-    /** A round over the buffer {@code buffers} makes from the measured mutex and the capacity (tests plant faults). */
+    /**
+     * A round over the buffer {@code buffers} makes from the measured mutex and the capacity (tests plant faults), or
+     * over the JDK's queue when the lock name is one of {@link #jdkQueueNames()}.
+     */
     Round newRound(RoundContext context, BiFunction<Mutex, Integer, BoundedBuffer> buffers) {
         int threads = context.threads();
         if (threads < 2) {
@@ -104,7 +144,22 @@ public final class ProducerConsumer implements Workload {
         int producers = producers(threads, producerPercent);
         int consumers = threads - producers;
         int items = (int) actions;
-        BoundedBuffer buffer = buffers.apply(context.newMutex(), capacity);
+        String lock = context.lockName();
+        BlockingQueue<Object> jdk = switch (lock) {
+            case ARRAY_BLOCKING_QUEUE -> new ArrayBlockingQueue<>(capacity);
+            case LINKED_BLOCKING_QUEUE -> new LinkedBlockingQueue<>(capacity);
+            default -> null;
+        };
+        BoundedBuffer buffer = jdk == null ? buffers.apply(context.newMutex(), capacity) : null;
+        // Every thread's end is made here, untimed.
+        Putter[] putters = new Putter[producers];
+        for (int p = 0; p < producers; p++) {
+            putters[p] = jdk == null ? buffer.producer() : jdk::put;
+        }
+        Taker[] takers = new Taker[consumers];
+        for (int c = 0; c < consumers; c++) {
+            takers[c] = jdk == null ? buffer.consumer() : jdk::take;
+        }
         Item[] all = new Item[items];
         for (int i = 0; i < items; i++) {
             all[i] = new Item(i);
@@ -112,7 +167,6 @@ public final class ProducerConsumer implements Workload {
         long[][] takenBits = new long[consumers][(items + 63) >>> 6];
         long[] takenCounts = new long[consumers];
         AtomicInteger producing = new AtomicInteger(producers);
-        String lock = context.lockName();
         return new Round() {
             @Override
             public void runThread(Worker worker) throws InterruptedException {
@@ -125,7 +179,7 @@ public final class ProducerConsumer implements Workload {
             }
 
             private void produce(Worker worker, int p) throws InterruptedException {
-                BoundedBuffer.Producer producer = buffer.producer();
+                Putter producer = putters[p];
                 int from = p * (items / producers) + Math.min(p, items % producers);
                 int to = from + items / producers + (p < items % producers ? 1 : 0);
                 for (int id = from; id < to; id++) {
@@ -143,7 +197,7 @@ public final class ProducerConsumer implements Workload {
             }
 
             private void consume(Worker worker, int c) throws InterruptedException {
-                BoundedBuffer.Consumer consumer = buffer.consumer();
+                Taker consumer = takers[c];
                 long[] bits = takenBits[c];
                 long count = 0;
                 for (Object taken = consumer.take(); taken != END; taken = consumer.take()) {
@@ -165,9 +219,11 @@ public final class ProducerConsumer implements Workload {
             @Override
             public void verify() {
                 verifyTransfers(items, takenBits, takenCounts, lock);
-                if (buffer.size() != 0) {
-                    throw new IllegalStateException("queue: " + buffer.size() + " elements left in the buffer after every consumer "
-                            + "took its end marker: the buffer's count is wrong, " + lock + " let two threads in");
+                int left = jdk == null ? buffer.size() : jdk.size();
+                if (left != 0) {
+                    throw new IllegalStateException("queue: " + left + " elements left in the buffer after every consumer "
+                            + "took its end marker: " + (jdk == null ? "the buffer's count is wrong, " + lock + " let two threads in"
+                            : "the JDK's queue (" + lock + ") kept them"));
                 }
             }
         };

@@ -34,7 +34,8 @@ public enum WorkloadKind {
     FALSE_SHARING("falseSharing", "read-modify-writes on per-thread counters; the locks are layouts PACKED, PADDED_64, PADDED_128 (NUMA talk)",
             FalseSharing.FIELDS, FalseSharing::new, false, Set.of("recordLatency", "remotePenaltyNs", "migrationPenaltyNs")),
     QUEUE("queue", "producers hand items to consumers through a bounded buffer built as ArrayBlockingQueue is (one lock, "
-            + "notFull and notEmpty); latency is each item's put-to-take time",
+            + "notFull and notEmpty), or through the JDK's ARRAY_BLOCKING_QUEUE or LINKED_BLOCKING_QUEUE; latency is each "
+            + "item's put-to-take time",
             ProducerConsumer.FIELDS, ProducerConsumer::new, false, Set.of("remotePenaltyNs", "migrationPenaltyNs")),
     CACHE("cache", "an LRU cache (LinkedHashMap in access order) under one lock, gets and puts on Zipf-skewed keys",
             LruCache.FIELDS, LruCache::new, false, Set.of()),
