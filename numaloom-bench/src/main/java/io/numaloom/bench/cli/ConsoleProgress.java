@@ -3,6 +3,7 @@ package io.numaloom.bench.cli;
 import io.numaloom.bench.Point;
 import io.numaloom.bench.result.PointResult;
 import io.numaloom.bench.run.BenchRunner;
+import io.numaloom.bench.workloads.WorkloadKind;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -68,7 +69,10 @@ final class ConsoleProgress implements BenchRunner.Listener, AutoCloseable {
             err.printf(Locale.ROOT, "%s: %s ops/ms%s, Jain %.3f%s%s%s (%.1f s)%n", head, num(r.opsPerMs()),
                     r.opsPerMsCiHigh() == null ? "" : String.format(Locale.ROOT, " ±%.1f%%", 100 * (r.opsPerMsCiHigh() - r.opsPerMs()) / r.opsPerMs()),
                     r.jain() == null ? Double.NaN : r.jain(),
-                    r.latencyP99Ns() == null ? "" : String.format(Locale.ROOT, ", acquire p99 %s µs", num(r.latencyP99Ns() / 1000.0)),
+                    (r.latencyP99Ns() == null ? "" : String.format(Locale.ROOT, ", %s p99 %s µs", latencyName(r), num(r.latencyP99Ns() / 1000.0)))
+                            + (r.futileWakeupsPerOp() == null ? "" : String.format(Locale.ROOT, ", futile wake-ups/op %.3f", r.futileWakeupsPerOp()))
+                            + (r.signalToLockP50Ns() == null ? "" : String.format(Locale.ROOT, ", signal-to-lock p50 %s µs p99 %s µs",
+                            num(r.signalToLockP50Ns() / 1000.0), num(r.signalToLockP99Ns() / 1000.0))),
                     (r.localHandoffFraction() == null ? "" : String.format(Locale.ROOT, ", local handoffs %.0f%%", 100 * r.localHandoffFraction()))
                             + (r.foreignAcquisitionFraction() == null ? "" : String.format(Locale.ROOT,
                             ", acquired off the asking node %.2f%%, migrations/op %.4f", 100 * r.foreignAcquisitionFraction(), r.migrationsPerOp())),
@@ -120,6 +124,11 @@ final class ConsoleProgress implements BenchRunner.Listener, AutoCloseable {
         if (ticker != null) {
             ticker.shutdownNow();
         }
+    }
+
+    /** What the row's latency columns measure: acquire, put-to-take or response. */
+    private static String latencyName(PointResult r) {
+        return WorkloadKind.byJsonName(r.workload()).map(WorkloadKind::latencyName).orElse("acquire");
     }
 
     private static String label(Point p) {

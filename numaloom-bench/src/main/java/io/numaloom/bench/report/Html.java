@@ -83,6 +83,12 @@ final class Html {
                 .append("NUMA node (of the measured JVM's topology, which may be virtual). With <code>remotePenaltyNs</code> ")
                 .append("above zero, every other handoff spins that long inside the critical section (the NUMA cost model). ")
                 .append("Blank on a one-node topology, where every handoff is local.</li>")
+                .append("<li><b>futile wake-ups/op, signal→lock p50/p99</b> (<code>queue</code>, buffer over a lock): per item, the ")
+                .append("times a thread woken from notFull or notEmpty found the buffer still full or still empty and waited again; ")
+                .append("and the time from a signal (stamped under the lock when a thread waits on that condition) to the woken ")
+                .append("thread holding the lock again, from the latest signal when several came first (so a lower bound), all ")
+                .append("wake-ups of a monitor's single wait set counted. Blank for <code>ARRAY_BLOCKING_QUEUE</code> and ")
+                .append("<code>LINKED_BLOCKING_QUEUE</code>.</li>")
                 .append("<li><b>slow/op, queued/op, parks/op, wake-ups/op, reservations, yields</b> (VnaLock, with <code>\"diagnostics\": true</code>): ")
                 .append("per operation, the acquisitions that failed the fast path, those that came through a queue, the parks of ")
                 .append("waiting threads and the wake-ups sent to them; and how often a heir past its deadline (")
@@ -188,6 +194,10 @@ final class Html {
             h.append("<th>paired p99 µs</th><th>p99 ÷ paired</th>");
         }
         h.append("<th>local handoffs</th>");
+        boolean waits = s.rows().stream().anyMatch(r -> r.futileWakeupsPerOp() != null);
+        if (waits) {
+            h.append("<th>futile wake-ups/op</th><th>signal→lock p50 µs</th><th>signal→lock p99 µs</th>");
+        }
         boolean diagnostics = s.rows().stream().anyMatch(r -> r.parksPerOp() != null);
         if (diagnostics) {
             h.append("<th>slow/op</th><th>queued/op</th><th>parks/op</th><th>wake-ups/op</th><th>reservations</th><th>yields</th>");
@@ -211,6 +221,11 @@ final class Html {
                                 : Report.fixed((double) r.latencyP99Ns() / r.pairedP99Ns(), 2)));
             }
             h.append(td(Report.percent(r.localHandoffFraction())));
+            if (waits) {
+                h.append(td(Report.fixed(r.futileWakeupsPerOp(), 3)))
+                        .append(td(Report.microsOrFloor(r.signalToLockP50Ns(), timerFloorNs)))
+                        .append(td(Report.microsOrFloor(r.signalToLockP99Ns(), timerFloorNs)));
+            }
             if (diagnostics) {
                 h.append(td(Report.fixed(r.slowPathsPerOp(), 3))).append(td(Report.fixed(r.queuedPerOp(), 3)))
                         .append(td(Report.fixed(r.parksPerOp(), 3))).append(td(Report.fixed(r.unparksPerOp(), 3)))
@@ -237,8 +252,12 @@ final class Html {
                     .append("the same rounds, so <em>p99 ÷ paired</em> compares the locks under the same machine, which ")
                     .append("the p99s of two points, measured minutes apart, do not.</p>\n");
         }
+        if (waits) {
+            h.append("<p class=\"muted\">Futile wake-ups and signal→lock: counted in the buffer over a lock; blank for the ")
+                    .append("JDK's blocking queues, whose waits are their own, and signal→lock blank where no thread waited.</p>\n");
+        }
         boolean atFloor = s.rows().stream().flatMap(r -> java.util.stream.Stream.of(r.latencyP50Ns(), r.latencyP99Ns(),
-                r.latencyP999Ns(), r.latencyMaxNs())).anyMatch(ns -> Report.microsOrFloor(ns, timerFloorNs).startsWith("≤"));
+                r.latencyP999Ns(), r.latencyMaxNs(), r.signalToLockP50Ns(), r.signalToLockP99Ns())).anyMatch(ns -> Report.microsOrFloor(ns, timerFloorNs).startsWith("≤"));
         if (atFloor) {
             h.append("<p class=\"muted\">≤ in a latency column: at the timer's floor. Two consecutive readings of ")
                     .append("<code>System.nanoTime()</code> are ").append(timerFloorNs).append(" ns apart on this machine, and ")

@@ -77,14 +77,22 @@ public final class Report {
     /** The text table of rows printed at the end of a run. */
     public static String textTable(List<PointResult> rows) {
         List<String[]> table = new ArrayList<>();
-        table.add(new String[] {"bench", "lock", "threads", "ops/ms", "±95%", "time ms", "Jain", "min/max",
-            "p50 µs", "p99 µs", "p99.9 µs", "max µs", "local", "B/op", "status"});
+        boolean waits = rows.stream().anyMatch(r -> r.futileWakeupsPerOp() != null);
+        table.add(waits
+            ? new String[] {"bench", "lock", "threads", "ops/ms", "±95%", "time ms", "Jain", "min/max",
+                "p50 µs", "p99 µs", "p99.9 µs", "max µs", "local", "futile/op", "sig→lock p50 µs", "p99 µs", "B/op", "status"}
+            : new String[] {"bench", "lock", "threads", "ops/ms", "±95%", "time ms", "Jain", "min/max",
+                "p50 µs", "p99 µs", "p99.9 µs", "max µs", "local", "B/op", "status"});
         for (PointResult r : rows) {
-            table.add(new String[] {r.bench(), r.lock(), Integer.toString(r.threads()), num(r.opsPerMs()),
+            List<String> row = new ArrayList<>(List.of(r.bench(), r.lock(), Integer.toString(r.threads()), num(r.opsPerMs()),
                 r.opsPerMsCiHigh() == null || r.opsPerMs() == null ? "" : num(r.opsPerMsCiHigh() - r.opsPerMs()),
                 num(r.timeMs()), fixed(r.jain(), 3), fixed(r.minMaxRatio(), 2), micros(r.latencyP50Ns()),
-                micros(r.latencyP99Ns()), micros(r.latencyP999Ns()), micros(r.latencyMaxNs()), percent(r.localHandoffFraction()),
-                fixed(r.bytesPerOp(), 2), r.ok() ? "ok" : "FAILED: " + shorten(r.error(), 60)});
+                micros(r.latencyP99Ns()), micros(r.latencyP999Ns()), micros(r.latencyMaxNs()), percent(r.localHandoffFraction())));
+            if (waits) {
+                row.addAll(List.of(fixed(r.futileWakeupsPerOp(), 3), micros(r.signalToLockP50Ns()), micros(r.signalToLockP99Ns())));
+            }
+            row.addAll(List.of(fixed(r.bytesPerOp(), 2), r.ok() ? "ok" : "FAILED: " + shorten(r.error(), 60)));
+            table.add(row.toArray(String[]::new));
         }
         int[] widths = new int[table.getFirst().length];
         for (String[] row : table) {

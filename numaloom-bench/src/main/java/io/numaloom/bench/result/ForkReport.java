@@ -44,11 +44,27 @@ import java.util.zip.DataFormatException;
  * @param migrations          times a worker was seen on another node than the last time it was looked at
  * @param pairedLatency       the response times of the paired system of all measured rounds ({@code Round.pairedLatency()}),
  *                            encoded as {@code latency}; null when the workload has none
+ * @param futileWakeups       returns from a condition's await that found the predicate still false, in all measured
+ *                            rounds ({@code Round.conditionWaits()}); null when the workload counts none (also in a
+ *                            report of an older build)
+ * @param signalToLock        the times from a signal to the signalled thread holding the lock, in all measured
+ *                            rounds, encoded as {@code latency}; null when the workload counts none
  */
 public record ForkReport(long pid, long operationsPerRound, List<Double> jain, List<Double> minMax, String latency,
                          long handoffs, long localHandoffs, String placement, String cpuSource, String topology,
                          String error, LockDiagnostics.Counts diagnostics, Long allocatedBytes, Long retainedBytes,
-                         Long nodeAcquisitions, Long foreignAcquisitions, Long migrations, String pairedLatency) {
+                         Long nodeAcquisitions, Long foreignAcquisitions, Long migrations, String pairedLatency,
+                         Long futileWakeups, String signalToLock) {
+
+    /** A report without condition waits. */
+    public ForkReport(long pid, long operationsPerRound, List<Double> jain, List<Double> minMax, String latency,
+                      long handoffs, long localHandoffs, String placement, String cpuSource, String topology,
+                      String error, LockDiagnostics.Counts diagnostics, Long allocatedBytes, Long retainedBytes,
+                      Long nodeAcquisitions, Long foreignAcquisitions, Long migrations, String pairedLatency) {
+        this(pid, operationsPerRound, jain, minMax, latency, handoffs, localHandoffs, placement, cpuSource, topology, error,
+                diagnostics, allocatedBytes, retainedBytes, nodeAcquisitions, foreignAcquisitions, migrations, pairedLatency,
+                null, null);
+    }
 
     /** A report without a paired system. */
     public ForkReport(long pid, long operationsPerRound, List<Double> jain, List<Double> minMax, String latency,
@@ -56,7 +72,7 @@ public record ForkReport(long pid, long operationsPerRound, List<Double> jain, L
                       String error, LockDiagnostics.Counts diagnostics, Long allocatedBytes, Long retainedBytes,
                       Long nodeAcquisitions, Long foreignAcquisitions, Long migrations) {
         this(pid, operationsPerRound, jain, minMax, latency, handoffs, localHandoffs, placement, cpuSource, topology, error,
-                diagnostics, allocatedBytes, retainedBytes, nodeAcquisitions, foreignAcquisitions, migrations, null);
+                diagnostics, allocatedBytes, retainedBytes, nodeAcquisitions, foreignAcquisitions, migrations, null, null, null);
     }
 
     /** A report without node tracking. */
@@ -64,7 +80,7 @@ public record ForkReport(long pid, long operationsPerRound, List<Double> jain, L
                       long handoffs, long localHandoffs, String placement, String cpuSource, String topology,
                       String error, LockDiagnostics.Counts diagnostics, Long allocatedBytes, Long retainedBytes) {
         this(pid, operationsPerRound, jain, minMax, latency, handoffs, localHandoffs, placement, cpuSource, topology, error,
-                diagnostics, allocatedBytes, retainedBytes, null, null, null, null);
+                diagnostics, allocatedBytes, retainedBytes, null, null, null, null, null, null);
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -69,13 +69,22 @@ import java.util.List;
  * @param fingerprint          the bench's {@link BenchDefinition#fingerprint() fingerprint}
  * @param startedAt            when the point started, ISO-8601
  * @param seconds              wall time of the point, forks included
+ * @param foreignAcquisitionFraction on a multi-node topology, the fraction of acquisitions made on another node than
+ *                             the one the thread asked for the lock on; null on one node
+ * @param migrationsPerOp      on a multi-node topology, times a worker was seen on another node, per operation
+ * @param futileWakeupsPerOp   returns from a condition's await that found the predicate still false and waited again,
+ *                             per operation (per item: the {@code queue} workload's buffer over a lock); null where
+ *                             the workload counts none (other workloads, the JDK's blocking queues, older results)
+ * @param signalToLockP50Ns    median time from a signal to the signalled thread holding the lock again, ns; null where
+ *                             none was counted or no thread waited
+ * @param signalToLockP99Ns    its 99th percentile, ns
  */
 @JsonPropertyOrder({"bench", "title", "workload", "lock", "threads", "threadType", "carriers", "remotePenaltyNs",
         "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow", "opsPerMsCiHigh", "timeMs",
         "timeMsCiLow", "timeMsCiHigh", "jain", "minMaxRatio", "latencyP50Ns", "latencyP99Ns", "latencyP999Ns",
         "latencyMaxNs", "pairedP99Ns", "handoffs", "localHandoffFraction", "foreignAcquisitionFraction", "migrationsPerOp", "slowPathsPerOp", "queuedPerOp", "parksPerOp",
         "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error", "placement", "cpuSource",
-        "fingerprint", "startedAt", "seconds"})
+        "fingerprint", "startedAt", "seconds", "futileWakeupsPerOp", "signalToLockP50Ns", "signalToLockP99Ns"})
 public record PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
                           int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
                           Double opsPerMs, Double opsPerMsCiLow, Double opsPerMsCiHigh,
@@ -87,7 +96,29 @@ public record PointResult(String bench, String title, String workload, String lo
                           Long reservations, Long yields, Double bytesPerOp, Long retainedBytes,
                           String status, String error, String placement, String cpuSource,
                           String fingerprint, String startedAt, double seconds,
-                          Double foreignAcquisitionFraction, Double migrationsPerOp, Long pairedP99Ns) {
+                          Double foreignAcquisitionFraction, Double migrationsPerOp, Long pairedP99Ns,
+                          Double futileWakeupsPerOp, Long signalToLockP50Ns, Long signalToLockP99Ns) {
+
+    /** A row without condition waits. */
+    public PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
+                       int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
+                       Double opsPerMs, Double opsPerMsCiLow, Double opsPerMsCiHigh,
+                       Double timeMs, Double timeMsCiLow, Double timeMsCiHigh,
+                       Double jain, Double minMaxRatio,
+                       Long latencyP50Ns, Long latencyP99Ns, Long latencyP999Ns, Long latencyMaxNs,
+                       Long handoffs, Double localHandoffFraction,
+                       Double slowPathsPerOp, Double queuedPerOp, Double parksPerOp, Double unparksPerOp,
+                       Long reservations, Long yields, Double bytesPerOp, Long retainedBytes,
+                       String status, String error, String placement, String cpuSource,
+                       String fingerprint, String startedAt, double seconds,
+                       Double foreignAcquisitionFraction, Double migrationsPerOp, Long pairedP99Ns) {
+        this(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs, topology, forks, rounds,
+                opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow, timeMsCiHigh, jain, minMaxRatio,
+                latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction, slowPathsPerOp,
+                queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error,
+                placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction, migrationsPerOp,
+                pairedP99Ns, null, null, null);
+    }
 
     /** A row without node tracking. */
     public PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
@@ -105,20 +136,21 @@ public record PointResult(String bench, String title, String workload, String lo
                 opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow, timeMsCiHigh, jain, minMaxRatio,
                 latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction, slowPathsPerOp,
                 queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error,
-                placement, cpuSource, fingerprint, startedAt, seconds, null, null, null);
+                placement, cpuSource, fingerprint, startedAt, seconds, null, null, null, null, null, null);
     }
 
     public static final String OK = "ok";
     public static final String FAILED = "failed";
 
-    /** The CSV header, in {@link #csvCells()} order. */
+    /** The CSV header, in {@link #csvCells()} order; columns added later come last, so older files' columns keep their place. */
     public static final List<String> CSV_HEADER = List.of("bench", "title", "workload", "lock", "threads", "threadType",
             "carriers", "remotePenaltyNs", "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow",
             "opsPerMsCiHigh", "timeMs", "timeMsCiLow", "timeMsCiHigh", "jain", "minMaxRatio", "latencyP50Ns",
             "latencyP99Ns", "latencyP999Ns", "latencyMaxNs", "pairedP99Ns", "handoffs", "localHandoffFraction", "foreignAcquisitionFraction",
             "migrationsPerOp", "slowPathsPerOp",
             "queuedPerOp", "parksPerOp", "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error",
-            "placement", "cpuSource", "fingerprint", "startedAt", "seconds");
+            "placement", "cpuSource", "fingerprint", "startedAt", "seconds", "futileWakeupsPerOp", "signalToLockP50Ns",
+            "signalToLockP99Ns");
 
     /** The row's key within its run: {@code bench/lock/threads}. */
     public String key() {
@@ -150,6 +182,8 @@ public record PointResult(String bench, String title, String workload, String lo
         List<Double> minMax = new ArrayList<>();
         Histogram latency = null;
         Histogram paired = null;
+        Histogram signalToLock = null;
+        Long futile = null;
         long handoffs = 0;
         long local = 0;
         long nodeAcquisitions = 0;
@@ -165,6 +199,10 @@ public record PointResult(String bench, String title, String workload, String lo
             minMax.addAll(r.minMax());
             latency = ForkReport.accumulate(latency, ForkReport.decode(r.latency()));
             paired = ForkReport.accumulate(paired, ForkReport.decode(r.pairedLatency()));
+            signalToLock = ForkReport.accumulate(signalToLock, ForkReport.decode(r.signalToLock()));
+            if (r.futileWakeups() != null) {
+                futile = (futile == null ? 0 : futile) + r.futileWakeups();
+            }
             handoffs += r.handoffs();
             local += r.localHandoffs();
             if (r.nodeAcquisitions() != null) {
@@ -204,7 +242,10 @@ public record PointResult(String bench, String title, String workload, String lo
                 b.fingerprint(), started.truncatedTo(ChronoUnit.MILLIS).toString(), round3(seconds),
                 nodeAcquisitions > 0 ? (double) foreign / nodeAcquisitions : null,
                 nodeAcquisitions > 0 && ops > 0 && rounds > 0 ? finite(migrations / ((double) ops * rounds)) : null,
-                paired != null && paired.getTotalCount() > 0 ? paired.getValueAtPercentile(99) : null);
+                paired != null && paired.getTotalCount() > 0 ? paired.getValueAtPercentile(99) : null,
+                perOp(futile, ops, rounds),
+                signalToLock != null && signalToLock.getTotalCount() > 0 ? signalToLock.getValueAtPercentile(50) : null,
+                signalToLock != null && signalToLock.getTotalCount() > 0 ? signalToLock.getValueAtPercentile(99) : null);
     }
 
     /** Allocated bytes per operation over every fork's measured rounds; null if a fork could not count. */
@@ -236,7 +277,8 @@ public record PointResult(String bench, String title, String workload, String lo
         return java.util.Arrays.asList(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs,
                 topology, forks, rounds, opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow,
                 timeMsCiHigh, jain, minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, pairedP99Ns, handoffs,
-                localHandoffFraction, foreignAcquisitionFraction, migrationsPerOp, slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error, placement, cpuSource, fingerprint, startedAt, seconds);
+                localHandoffFraction, foreignAcquisitionFraction, migrationsPerOp, slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error, placement, cpuSource, fingerprint, startedAt, seconds,
+                futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns);
     }
 
     /** The row as one CSV line (RFC 4180 quoting), without the line break. */

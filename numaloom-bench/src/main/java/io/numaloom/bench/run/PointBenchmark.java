@@ -4,6 +4,7 @@ import io.numaloom.LockDiagnostics;
 import io.numaloom.bench.PointSpec;
 import io.numaloom.bench.config.Settings;
 import io.numaloom.bench.result.ForkReport;
+import io.numaloom.bench.workloads.ConditionWaits;
 import io.numaloom.bench.workloads.Round;
 import io.numaloom.bench.workloads.RoundContext;
 import io.numaloom.bench.workloads.Workload;
@@ -64,6 +65,9 @@ public class PointBenchmark {
     private final List<Double> minMax = new ArrayList<>();
     private Histogram latency;
     private Histogram pairedLatency;
+    /** Futile wake-ups of the measured rounds; negative while no round reported condition waits. */
+    private long futileWakeups = -1;
+    private Histogram signalToLock;
     private long handoffs;
     private long localHandoffs;
     private long nodeAcquisitions;
@@ -141,6 +145,11 @@ public class PointBenchmark {
                 minMax.add(outcome.minMaxRatio());
                 latency = ForkReport.accumulate(latency, outcome.latency());
                 pairedLatency = ForkReport.accumulate(pairedLatency, finished.pairedLatency());
+                ConditionWaits waits = finished.conditionWaits();
+                if (waits != null) {
+                    futileWakeups = Math.max(0, futileWakeups) + waits.futileWakeups();
+                    signalToLock = ForkReport.accumulate(signalToLock == null ? new Histogram(2) : signalToLock, waits.signalToLock());
+                }
                 handoffs += outcome.handoffs();
                 localHandoffs += outcome.localHandoffs();
                 nodeAcquisitions += outcome.nodeAcquisitions();
@@ -188,7 +197,8 @@ public class PointBenchmark {
                 placement == null ? "" : placement.description(), CurrentCpu.source() + ": " + CurrentCpu.sourceReason(),
                 topologyLine, error, diagnostics, allocated < 0 ? null : allocated, retained,
                 nodeAcquisitions > 0 ? nodeAcquisitions : null, nodeAcquisitions > 0 ? foreignAcquisitions : null,
-                nodeAcquisitions > 0 ? migrations : null, ForkReport.encode(pairedLatency));
+                nodeAcquisitions > 0 ? migrations : null, ForkReport.encode(pairedLatency),
+                futileWakeups < 0 ? null : futileWakeups, ForkReport.encode(signalToLock));
         try {
             report.writeTo(Path.of(spec.sidecarDir()));
         } catch (IOException e) {

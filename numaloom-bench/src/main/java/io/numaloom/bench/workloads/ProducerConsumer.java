@@ -36,14 +36,17 @@ import java.util.function.BiFunction;
  *
  * <p>Conditions come from {@link Mutex#newCondition()}: the lock's own for VnaLock and ReentrantLock,
  * {@code wait}/{@code notifyAll} on the monitor for {@code SYNCHRONIZED}, and for the baselines, which have none,
- * a queue of parked waiters kept under the lock.
+ * a queue of parked waiters kept under the lock. For a lock-based buffer the round also reports its
+ * {@link ConditionWaits}: the futile wake-ups (a woken thread that finds the buffer still full or still empty and
+ * waits again) and each woken thread's time from the signal to holding the lock ({@link BoundedBuffer} says how
+ * they are counted).
  *
  * <p>Two names measure the JDK's own blocking queues in place of the buffer, as the references an application
  * would pick: {@value #ARRAY_BLOCKING_QUEUE}, {@code new ArrayBlockingQueue<>(capacity)} (one unfair
  * ReentrantLock, the layout {@link BoundedBuffer} copies), and {@value #LINKED_BLOCKING_QUEUE},
  * {@code new LinkedBlockingQueue<>(capacity)} (a lock for puts and one for takes, a node per element), both used
- * with {@code put} and {@code take}: the same items, end markers and checks. These names are valid for this
- * workload only.
+ * with {@code put} and {@code take}: the same items, end markers and checks. Their waits are the JDK's own and
+ * are not counted. These names are valid for this workload only.
  *
  * <p>Check: items are preallocated per round (untimed) with ids {@code 0..actionsCount-1}; each consumer marks the
  * ids it took in a bit set of its own and counts them. When the last producer is done it puts one end marker per
@@ -151,7 +154,7 @@ public final class ProducerConsumer implements Workload {
             default -> null;
         };
         BoundedBuffer buffer = jdk == null ? buffers.apply(context.newMutex(), capacity) : null;
-        // Every thread's end is made here, untimed.
+        // Every thread's end is made here, untimed: a handle of the buffer carries its thread's wait counts.
         Putter[] putters = new Putter[producers];
         for (int p = 0; p < producers; p++) {
             putters[p] = jdk == null ? buffer.producer() : jdk::put;
@@ -225,6 +228,11 @@ public final class ProducerConsumer implements Workload {
                             + "took its end marker: " + (jdk == null ? "the buffer's count is wrong, " + lock + " let two threads in"
                             : "the JDK's queue (" + lock + ") kept them"));
                 }
+            }
+
+            @Override
+            public ConditionWaits conditionWaits() {
+                return buffer == null ? null : buffer.waits();
             }
         };
     }

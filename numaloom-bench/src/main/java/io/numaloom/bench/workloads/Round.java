@@ -44,6 +44,15 @@ public interface Round extends AutoCloseable {
     }
 
     /**
+     * The waits on the round's conditions (the {@code queue} workload's buffer over a lock): futile wake-ups and
+     * signal-to-lock times, read after {@link #verify()}; null (the default) for a round without conditions of its
+     * own, such as one over a JDK blocking queue.
+     */
+    default ConditionWaits conditionWaits() {
+        return null;
+    }
+
+    /**
      * Checks the round's result after every worker finished (the word counts, finite matrices, the
      * generator's final state).
      *

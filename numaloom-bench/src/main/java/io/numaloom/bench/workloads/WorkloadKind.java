@@ -35,7 +35,7 @@ public enum WorkloadKind {
             FalseSharing.FIELDS, FalseSharing::new, false, Set.of("recordLatency", "remotePenaltyNs", "migrationPenaltyNs")),
     QUEUE("queue", "producers hand items to consumers through a bounded buffer built as ArrayBlockingQueue is (one lock, "
             + "notFull and notEmpty), or through the JDK's ARRAY_BLOCKING_QUEUE or LINKED_BLOCKING_QUEUE; latency is each "
-            + "item's put-to-take time",
+            + "item's put-to-take time; a buffer over a lock also counts futile wake-ups and the signal-to-lock time",
             ProducerConsumer.FIELDS, ProducerConsumer::new, false, Set.of("remotePenaltyNs", "migrationPenaltyNs")),
     CACHE("cache", "an LRU cache (LinkedHashMap in access order) under one lock, gets and puts on Zipf-skewed keys",
             LruCache.FIELDS, LruCache::new, false, Set.of()),

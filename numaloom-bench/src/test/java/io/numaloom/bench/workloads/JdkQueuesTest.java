@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -53,6 +54,7 @@ class JdkQueuesTest {
             long items = b.settings().getLong("actionsCount");
             assertEquals(items, o.operations(), lock);
             assertEquals(items, o.latency().getTotalCount(), lock + ": one put-to-take time per item");
+            assertNull(round.conditionWaits(), lock + ": the JDK's waits are its own, not counted");
         }
     }
 
