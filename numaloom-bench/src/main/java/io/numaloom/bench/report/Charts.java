@@ -262,6 +262,11 @@ public final class Charts {
         return bench.kind().plotsTimeToFinish() ? r.timeMsCiHigh() : r.opsPerMsCiHigh();
     }
 
+    /** How many colors the lines and bars take, by a lock's place in the report's lock order modulo this. */
+    static int colors() {
+        return PALETTE.length;
+    }
+
     static Color colorOf(String lock, List<String> lockOrder) {
         int i = lockOrder.indexOf(lock);
         return PALETTE[Math.floorMod(i < 0 ? lock.hashCode() : i, PALETTE.length)];

@@ -67,11 +67,40 @@ public final class Report {
     /** A bench's part of the report. */
     record Section(BenchDefinition bench, List<PointResult> rows, boolean plotted) {}
 
-    /** Every lock of the configuration: registry order first, then any other, for stable colors. */
+    /**
+     * Every lock of the configuration: registry order first, then any other, for stable colors (a lock's color is its
+     * place modulo the palette). A lock of the configuration whose color an earlier lock of the configuration already
+     * has moves to a later place with a color none of them has, while there is one (the JDK's queues, listed last in
+     * the registry, would otherwise share the colors of the JDK's locks).
+     */
     static List<String> lockOrder(BenchConfig config) {
         Set<String> order = new LinkedHashSet<>(ConfigReader.lockNames());
-        config.benches().forEach(b -> order.addAll(b.locks()));
-        return List.copyOf(order);
+        Set<String> shown = new LinkedHashSet<>();
+        config.benches().forEach(b -> shown.addAll(b.locks()));
+        order.addAll(shown);
+        List<String> places = new ArrayList<>(order);
+        int colors = Charts.colors();
+        Set<Integer> taken = new java.util.HashSet<>();
+        for (String lock : List.copyOf(places)) {
+            if (!shown.contains(lock)) {
+                continue;
+            }
+            int place = places.indexOf(lock);
+            if (taken.add(place % colors) || taken.size() >= colors) {
+                continue;
+            }
+            int free = 0;
+            while (taken.contains(free)) {
+                free++;
+            }
+            places.set(place, "");
+            while (places.size() % colors != free) {
+                places.add("");
+            }
+            places.add(lock);
+            taken.add(free);
+        }
+        return List.copyOf(places);
     }
 
     /** The text table of rows printed at the end of a run. */

@@ -180,4 +180,21 @@ class ReportTest {
         assertEquals("h", m.host());
         assertEquals(null, m.timerFloorNs());
     }
+
+    /** The locks of one report get colors of their own: the JDK's queues, last in the registry, do not take the JDK locks'. */
+    @Test
+    void theLocksOfAReportHaveDistinctColors() throws Exception {
+        BenchConfig config = ConfigReader.parse("""
+                { "benches": [ { "name": "queue", "payload": { "threads": [2], "locks": [ { "name": "VNA" },
+                  { "name": "UNFAIR_REENTRANT" }, { "name": "SYNCHRONIZED" }, { "name": "ARRAY_BLOCKING_QUEUE" },
+                  { "name": "LINKED_BLOCKING_QUEUE" } ] } } ] }
+                """, "colors.json", 2, ConfigReader.lockNames());
+        List<String> order = Report.lockOrder(config);
+        List<String> locks = config.benches().getFirst().locks();
+        assertEquals(locks.size(), locks.stream().map(l -> Charts.colorOf(l, order)).distinct().count(), order.toString());
+        List<String> registry = Report.lockOrder(ConfigReader.parse(CONFIG, "report.json", 2, Mutex.names()));
+        for (String lock : List.of("VNA", "UNFAIR_REENTRANT", "SYNCHRONIZED")) {
+            assertEquals(Charts.colorOf(lock, registry), Charts.colorOf(lock, order), lock + " keeps its color");
+        }
+    }
 }
