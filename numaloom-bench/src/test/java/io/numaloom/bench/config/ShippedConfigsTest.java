@@ -90,4 +90,29 @@ class ShippedConfigsTest {
                 .map(b -> b.settings().values().path("loadPercent").asInt()).toList());
         assertTrue(config.description().matches("(?s).*[0-9]+ minutes.*"), "says how long it takes: " + config.description());
     }
+
+    /**
+     * The queue sweep (issue 44): N producers and N consumers for N = 1, 2, 4, 16, 64, capacities 1, 16 and 1024, both
+     * thread types, the buffer over VnaLock, unfair ReentrantLock and synchronized beside the JDK's two blocking queues;
+     * one fork per point, and the description says how long it takes.
+     */
+    @Test
+    void theQueueSweepCoversEveryCapacityThreadTypeAndProducerCount() throws Exception {
+        BenchConfig config = ConfigReader.read(CONFIGS.resolve("queue-sweep.json"));
+        List<BenchDefinition> benches = config.activeBenches();
+        assertEquals(6, benches.size());
+        for (BenchDefinition b : benches) {
+            assertEquals("queue", b.kind().jsonName(), b.id());
+            assertEquals(List.of("VNA", "UNFAIR_REENTRANT", "SYNCHRONIZED", "ARRAY_BLOCKING_QUEUE", "LINKED_BLOCKING_QUEUE"),
+                    b.locks(), b.id());
+            assertEquals(List.of(2, 4, 8, 32, 128), b.threads(), b.id() + ": N = 1, 2, 4, 16, 64 producers and as many consumers");
+            assertEquals(50, b.settings().getInt("producerPercent"), b.id());
+            assertEquals(1, b.forks(), b.id());
+            assertEquals("UNFAIR_REENTRANT", io.numaloom.bench.report.Summary.baselineOf(b), b.id());
+        }
+        assertEquals(List.of("1 platform", "1 virtual", "16 platform", "16 virtual", "1024 platform", "1024 virtual"),
+                benches.stream().map(b -> b.settings().getInt("capacity") + " " + b.threadType()).toList());
+        assertEquals(150, BenchRunner.points(config).size());
+        assertTrue(config.description().matches("(?s).*[0-9]+ minutes.*"), "says how long it takes: " + config.description());
+    }
 }
