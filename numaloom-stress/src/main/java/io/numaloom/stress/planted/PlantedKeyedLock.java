@@ -9,43 +9,50 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A small model of {@code KeyedLock}'s protocol (records stay bound while idle and are taken back by deflation)
- * with an optional planted bug, to show that the keyed proofs (Lincheck's {@code KeyedCounters}, jcstress's
- * {@link PlantedKeyedMutex}) catch a deflater that ignores a racing locker. With {@link Bug#NONE} it is correct,
- * and the tests that pass on {@code KeyedLock} must pass on it.
+ * with an optional planted bug, to show that the keyed proofs (Lincheck's {@code KeyedCounters} and
+ * {@code KeyPairCounters}, jcstress's {@link PlantedKeyedMutex}) catch a deflater that ignores a racing locker, a
+ * thin hold taken outside the guard, and an inflater that reads a thin-hold node it has freed. With
+ * {@link Bug#NONE} it is correct, and the tests that pass on {@code KeyedLock} must pass on it.
  *
- * <p><b>Protocol.</b> {@code KeyedLock}'s, without the hash table, the queues and the budget. The bound records
- * form one chain, linked and unlinked only under {@code guard}. A record has a lock word ({@link #FREE},
- * {@link #LOCKED}, {@link #DEFLATED}), an owner and a hold count for re-entry, and {@code pins}: the number of
- * threads in the slow path of an acquisition, which need the record to stay bound without holding it
- * ({@code -1}: deflated). A holder does not pin; the lock word, held, keeps the record bound. A record stays bound
- * after its last user leaves.
+ * <p><b>Protocol.</b> {@code KeyedLock}'s, without the resizing, the queues and the budget. Keys hash (their
+ * {@code hashCode}) to one of a fixed number of buckets (one unless the constructor asks for more); each bucket
+ * has a guard, a chain of bound records, a thin slot and a spare record. A bucket's chain is linked and unlinked
+ * only under its guard, and a thread holds at most one guard at a time. A record is bound to a key and its hash;
+ * lookups match both. It has a lock word ({@link #FREE}, {@link #LOCKED}, {@link #DEFLATED}), an owner and a
+ * hold count for re-entry, and {@code pins}: the number of threads in the slow path of an acquisition, which need
+ * the record to stay bound without holding it ({@code -1}: deflated). A holder does not pin; the lock word, held,
+ * keeps the record bound. A record stays bound after its last user leaves.
  * <ul>
- * <li><em>Fast path.</em> Scan the chain without the guard; on the record of an equal key, CAS the word
- *     {@code FREE -> LOCKED}, then read the binding again: the same key object, or release the word and take
+ * <li><em>Fast path.</em> Scan the key's chain without the guard; on the record of an equal key and hash, CAS the
+ *     word {@code FREE -> LOCKED}, then read the binding again: the same key object, or release the word and take
  *     the slow path (the record was deflated and bound again in between).
  * <li><em>Slow path.</em> Pin the record (CAS {@code pins: p -> p + 1} for {@code p >= 0}) and check its binding,
- *     or else, under the guard, pin the linked record of the key or bind one (a deflated spare if there is one:
- *     the binder writes the key, then revives the word with {@code FREE}, then sets {@code pins} to 1, in that
- *     order, because a thread that read the record before its deflation may still reach it). Then take the word from
- *     {@code FREE} or from {@code DEFLATED} (the pin makes that deflation back out), re-enter, or wait: a bounded
- *     spin with {@link Thread#onSpinWait()}, then {@link Thread#yield()}; then unpin.
- * <li><em>Deflation</em> ({@link #releaseIdleKeys()}, under the guard), for each linked record: CAS the word
- *     {@code FREE -> DEFLATED} (a fast locker's CAS on the same word decides against it), then CAS
+ *     or else, under the guard, pin the linked record of the key, inflate the key's thin hold (below) or bind a
+ *     record (the bucket's deflated spare if there is one: the binder writes the hash and the key, then revives
+ *     the word with {@code FREE}, then sets {@code pins} to 1, in that order, because a thread that read the
+ *     record before its deflation may still reach it). Then take the word from {@code FREE} or from
+ *     {@code DEFLATED} (the pin makes that deflation back out), re-enter, or wait: a bounded spin with
+ *     {@link Thread#onSpinWait()}, then {@link Thread#yield()}; then unpin.
+ * <li><em>Deflation</em> ({@link #releaseIdleKeys()}, under each bucket's guard in turn), for each linked record:
+ *     CAS the word {@code FREE -> DEFLATED} (a fast locker's CAS on the same word decides against it), then CAS
  *     {@code pins: 0 -> -1}; if a thread pinned the record in between, back out with CAS
- *     {@code DEFLATED -> FREE}. A deflated record is unlinked, its key cleared, and kept as the spare of the next
- *     bind.
+ *     {@code DEFLATED -> FREE}. A deflated record is unlinked, its key cleared, and kept as the bucket's spare.
  * <li><em>A pinned thread that takes the word from {@code DEFLATED}</em> adds one pin before it returns, and the
  *     deflater whose back-out CAS then fails drops it, as HotSpot's {@code ObjectMonitor::enter} adds an extra
  *     contention when it cancels an asynchronous deflation. Without that pin, the taker unpins (a holder does not
  *     pin) and the deflater's {@code pins: 0 -> -1}, if it comes after, succeeds on a held record: the record is
  *     unlinked under its holder, as with the planted bug below. {@code KeyedLock} does the same
  *     ({@code Record.acquiredDeflated}).
- * <li><em>Thin holds</em> (with {@code thinHolds}, as {@code KeyedLock} once its idle budget is bound): a
- *     locker that finds no record of the key takes, under the guard, a thin hold (the {@code thin} slot names the
- *     holder and the key) if the slot is free, and releases it with CAS {@code thin: hold -> null}. A thread that
- *     needs a record of a key held thin (a second locker, the holder's re-entry) inflates the hold under the
- *     guard: CAS {@code thin: hold -> null}, then binds a record held by the holder. That CAS and the release's
- *     decide between them; a holder whose CAS failed finds the record and unlocks it.
+ * <li><em>Thin holds</em> (with {@code thinHolds}, as {@code KeyedLock} once its idle budget is bound): each
+ *     thread has one thin-hold node per lock, reused for each of its thin holds and free while its key is null. A
+ *     locker whose node is free and that finds no record of the key takes, under the bucket's guard, a thin hold
+ *     if the bucket's slot is free: it writes its node's hash and key and publishes the node in the slot. It
+ *     releases with CAS {@code slot: node -> null}, then frees its node. A thread that needs a record of a key
+ *     held thin (a second locker, the holder's re-entry) inflates the hold under the guard: it reads the node's
+ *     key and hash, CASes {@code slot: node -> null}, frees the node (its holder may take a thin hold of another
+ *     key from then on, in another bucket, whose guard the inflater does not hold) and binds a record of that key
+ *     and hash, held by the holder. That CAS and the release's decide between them; a holder whose CAS failed
+ *     finds the record and unlocks it.
  * </ul>
  *
  * <p><b>{@link Bug#DEFLATE_IGNORES_LOCKER}.</b> The deflater checks "word is {@code FREE} and {@code pins} is 0"
@@ -58,6 +65,15 @@ import java.util.concurrent.TimeUnit;
  * <p><b>{@link Bug#THIN_IGNORES_BINDER}.</b> The thin acquisition checks "no record of the key, the slot free"
  * without the guard and then writes its hold: a locker that binds a record of the key under the guard, or takes
  * the slot, between the check and the write is not seen, and both threads hold the key.
+ *
+ * <p><b>{@link Bug#INFLATE_READS_FREED_NODE}</b> ({@code KeyedLock.inflate} before commit 6b531ce). The inflater
+ * reads the node's key, CASes the slot, frees the node, takes a record, and only then reads the node's hash to
+ * bind the record under. The holder, whose node is free, may have taken a thin hold of its next key meanwhile
+ * (in another bucket) and written that key's hash: the record of the first key is then bound under the second's
+ * hash in the first key's chain, where no lookup of either key matches it. The holder's unlock of the first key
+ * does not find its hold ({@link IllegalMonitorStateException}), and the next locker of that key finds no record
+ * and no thin hold and gets in while the holder still holds it. It needs two buckets or more: with one, the
+ * holder's next thin hold waits for the guard the inflater holds.
  *
  * <p>Waiting spins instead of parking, so that the model runs unchanged on jcstress's platform threads and under
  * Lincheck's model checker, which sees each spin iteration as a point where it may switch threads.
@@ -77,21 +93,42 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
          * With thin holds: the thin acquisition checks for a record and a free slot without the guard, then
          * writes its hold: a binder or another thin holder of the key since the check is not seen.
          */
-        THIN_IGNORES_BINDER
+        THIN_IGNORES_BINDER,
+        /**
+         * With thin holds and two buckets or more: the inflater frees the thin-hold node, then reads the hash it
+         * binds the record under: the holder's next thin hold, of a key in another bucket, may have overwritten it.
+         */
+        INFLATE_READS_FREED_NODE
     }
 
-    /** A thread's thin hold of a key that has no record. */
+    /**
+     * A thread's thin-hold node, one per thread and lock, reused for each of its thin holds: free while its key is
+     * null. Its holder writes hash and key while it is free, then publishes it in the bucket's slot; the holder's
+     * release or an inflater frees it.
+     */
     static final class Thin {
         final Thread holder = Thread.currentThread();
-        final Object key;
+        volatile Object key;
+        volatile int hash;
 
-        Thin(Object key) {
-            this.key = key;
+        boolean isFree() {
+            return key == null;
         }
 
-        boolean isOf(Object k) {
-            return key == k || k.equals(key);
+        boolean isOf(int h, Object k) {
+            Object mine = key;
+            return mine != null && hash == h && (mine == k || k.equals(mine));
         }
+    }
+
+    /** A bucket: its guard (the bucket itself), its chain, its thin slot and its spare record. */
+    static final class Bucket {
+        /** The chain of bound records: written under the guard, scanned without it. */
+        volatile Record head;
+        /** The thin hold, or null: set under the guard, cleared by CAS (release or inflation). */
+        volatile Thin thin; // THIN
+        /** The last record deflated here, for the next bind here; under the guard. */
+        Record spare;
     }
 
     static final int FREE = 0;
@@ -111,12 +148,13 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
         volatile Thread owner;
         /** Re-entries beyond the first; owner-only. */
         int holds;
+        volatile int hash;
         volatile Object key;
         volatile Record next;
 
-        boolean isBoundTo(Object k) {
+        boolean isBoundTo(int h, Object k) {
             Object mine = key;
-            return mine != null && (mine == k || k.equals(mine));
+            return mine != null && hash == h && (mine == k || k.equals(mine));
         }
     }
 
@@ -128,7 +166,7 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
-            THIN = l.findVarHandle(PlantedKeyedLock.class, "thin", Thin.class);
+            THIN = l.findVarHandle(Bucket.class, "thin", Thin.class);
             WORD = l.findVarHandle(Record.class, "word", int.class);
             PINS = l.findVarHandle(Record.class, "pins", int.class);
             WAITING = l.findVarHandle(Record.class, "waiting", int.class);
@@ -139,39 +177,64 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
 
     private final Bug bug;
     private final boolean thinHolds;
-    private final Object guard = new Object();
-    /** The thin hold, or null: set under {@code guard}, cleared by CAS (release or inflation). */
-    private volatile Thin thin;
-    /** The chain of bound records: written under {@code guard}, scanned without it. */
-    private volatile Record head;
-    /** The last record deflated, for the next bind; under {@code guard}. */
-    private Record spare;
+    private final Bucket[] buckets;
+    /** Each thread's thin-hold node for this lock; null without thin holds. */
+    private final ThreadLocal<Thin> nodes;
 
-    /** A model without thin holds: every key locked gets a record. */
+    /** A model without thin holds: every key locked gets a record. One bucket. */
     public PlantedKeyedLock(Bug bug) {
         this(bug, false);
     }
 
-    /** A model with thin holds if {@code thinHolds} (which {@link Bug#THIN_IGNORES_BINDER} needs). */
+    /** A model with thin holds if {@code thinHolds} (which {@link Bug#THIN_IGNORES_BINDER} needs). One bucket. */
     public PlantedKeyedLock(Bug bug, boolean thinHolds) {
-        if (bug == Bug.THIN_IGNORES_BINDER && !thinHolds) {
+        this(bug, thinHolds, 1);
+    }
+
+    /**
+     * A model with thin holds if {@code thinHolds}, over {@code buckets} buckets (a power of two; a key's bucket is
+     * its {@code hashCode} modulo that). {@link Bug#INFLATE_READS_FREED_NODE} needs thin holds and two buckets.
+     */
+    public PlantedKeyedLock(Bug bug, boolean thinHolds, int buckets) {
+        if ((bug == Bug.THIN_IGNORES_BINDER || bug == Bug.INFLATE_READS_FREED_NODE) && !thinHolds) {
             throw new IllegalArgumentException(bug + " is a bug of thin holds");
+        }
+        if (buckets < 1 || Integer.bitCount(buckets) != 1) {
+            throw new IllegalArgumentException("buckets must be a power of two: " + buckets);
+        }
+        if (bug == Bug.INFLATE_READS_FREED_NODE && buckets < 2) {
+            throw new IllegalArgumentException(bug + " needs two buckets: with one, the holder's next thin hold"
+                    + " waits for the guard the inflater holds");
         }
         this.bug = bug;
         this.thinHolds = thinHolds;
+        this.buckets = new Bucket[buckets];
+        for (int i = 0; i < buckets; i++) {
+            this.buckets[i] = new Bucket();
+        }
+        this.nodes = thinHolds ? ThreadLocal.withInitial(Thin::new) : null;
     }
 
     public Bug bug() {
         return bug;
     }
 
+    private static int hash(Object key) {
+        return Objects.requireNonNull(key, "key").hashCode();
+    }
+
+    private Bucket bucket(int h) {
+        return buckets[h & (buckets.length - 1)];
+    }
+
     // ------------------------------------------------------------------ acquisition
 
     @Override
     public void lock(K key) {
-        if (lockFast(key) == null && !holdThin(key)) {
+        int h = hash(key);
+        if (lockFast(key, h) == null && !holdThin(key, h)) {
             try {
-                lockPinned(key, false, false, 0L);
+                lockPinned(key, h, false, false, 0L);
             } catch (InterruptedException e) {
                 throw new AssertionError("an uninterruptible acquisition threw", e);
             }
@@ -183,17 +246,19 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        if (lockFast(key) == null) {
-            lockPinned(key, true, false, 0L);
+        int h = hash(key);
+        if (lockFast(key, h) == null) {
+            lockPinned(key, h, true, false, 0L);
         }
     }
 
     @Override
     public boolean tryLock(K key) {
-        if (lockFast(key) != null || holdThin(key)) {
+        int h = hash(key);
+        if (lockFast(key, h) != null || holdThin(key, h)) {
             return true;
         }
-        Record r = pin(key);
+        Record r = pin(key, h);
         try {
             return tryLockPinned(r) || reenter(r);
         } finally {
@@ -207,22 +272,22 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        if (lockFast(key) != null) {
+        int h = hash(key);
+        if (lockFast(key, h) != null) {
             return true;
         }
-        return lockPinned(key, true, true, System.nanoTime() + unit.toNanos(time));
+        return lockPinned(key, h, true, true, System.nanoTime() + unit.toNanos(time));
     }
 
     /**
      * The fast path: the record of key found without the guard, its word taken {@code FREE -> LOCKED}, its
      * binding read again. Returns the record now held, or null (missing, held, being deflated, or rebound).
      */
-    private Record lockFast(K key) {
-        Objects.requireNonNull(key, "key");
-        Record r = head;
+    private Record lockFast(K key, int h) {
+        Record r = bucket(h).head;
         for (int hops = 0; r != null && hops < MAX_HOPS; hops++, r = r.next) {
             Object k = r.key;
-            if (k != null && (k == key || key.equals(k))) {
+            if (k != null && r.hash == h && (k == key || key.equals(k))) {
                 if (!WORD.compareAndSet(r, FREE, LOCKED)) { // RACE: lock against deflate, on the word
                     return null;
                 }
@@ -238,33 +303,46 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
     }
 
     /**
-     * With thin holds, a thin hold of a key that has no record, if the slot is free: under the guard, or, with
-     * {@link Bug#THIN_IGNORES_BINDER}, checked without it and then written.
+     * With thin holds, a thin hold of a key that has no record, if the current thread's node is free and the
+     * bucket's slot too: under the guard, or, with {@link Bug#THIN_IGNORES_BINDER}, checked without it and then
+     * written.
      */
-    private boolean holdThin(K key) {
+    private boolean holdThin(K key, int h) {
         if (!thinHolds) {
             return false;
         }
+        Thin mine = nodes.get();
+        if (!mine.isFree()) {
+            return false; // this thread holds another key thin
+        }
+        Bucket b = bucket(h);
         if (bug == Bug.THIN_IGNORES_BINDER) {
-            if (linked(key, Integer.MAX_VALUE) != null || thin != null) {
+            if (linked(b, h, key, Integer.MAX_VALUE) != null || b.thin != null) {
                 return false;
             }
-            thin = new Thin(key); // planted: a bind or a thin hold since the check is overwritten
+            takeThin(b, mine, h, key); // planted: a bind or a thin hold since the check is overwritten
             return true;
         }
-        synchronized (guard) {
-            if (linked(key, Integer.MAX_VALUE) != null || thin != null) {
+        synchronized (b) {
+            if (linked(b, h, key, Integer.MAX_VALUE) != null || b.thin != null) {
                 return false;
             }
-            thin = new Thin(key);
+            takeThin(b, mine, h, key);
             return true;
         }
     }
 
+    /** Writes the free node's hash and key, then publishes it in the slot. */
+    private static void takeThin(Bucket b, Thin mine, int h, Object key) {
+        mine.hash = h;
+        mine.key = key;
+        b.thin = mine;
+    }
+
     /** The slow path: pin, take the word, re-enter or wait, unpin. False on timeout. */
-    private boolean lockPinned(K key, boolean interruptible, boolean timed, long deadline)
+    private boolean lockPinned(K key, int h, boolean interruptible, boolean timed, long deadline)
             throws InterruptedException {
-        Record r = pin(key);
+        Record r = pin(key, h);
         try {
             if (tryLockPinned(r) || reenter(r)) {
                 return true;
@@ -327,11 +405,17 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
 
     @Override
     public void unlock(K key) {
-        Thin n = thin;
-        if (n != null && n.holder == Thread.currentThread() && n.isOf(key) && THIN.compareAndSet(this, n, null)) {
-            return; // RACE: release against inflate, on the thin slot; a failed CAS: the hold is a record now
+        int h = hash(key);
+        Bucket b = bucket(h);
+        Thin n = b.thin;
+        if (n != null && n.holder == Thread.currentThread() && n.isOf(h, key)) {
+            boolean released = THIN.compareAndSet(b, n, null); // RACE: release against inflate, on the thin slot
+            n.key = null; // free either way (an inflater whose CAS won freed it already)
+            if (released) {
+                return;
+            } // a failed CAS: the hold is a record now
         }
-        Record r = heldRecord(key);
+        Record r = heldRecord(key, h);
         if (r == null) {
             throw new IllegalMonitorStateException(Thread.currentThread().getName() + " does not hold key " + key);
         }
@@ -345,17 +429,21 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
 
     // ------------------------------------------------------------------ records
 
-    /** Pins the record of key: found by the lock-free scan, or else under the guard, where it may be bound. */
-    private Record pin(K key) {
-        Record r = linked(key, MAX_HOPS);
+    /**
+     * Pins the record of key: found by the lock-free scan, or else under the guard, where it may be bound, by
+     * inflating the key's thin hold or afresh.
+     */
+    private Record pin(K key, int h) {
+        Bucket b = bucket(h);
+        Record r = linked(b, h, key, MAX_HOPS);
         if (r != null && tryPin(r)) {
-            if (r.isBoundTo(key)) {
+            if (r.isBoundTo(h, key)) {
                 return r;
             }
             unpin(r); // deflated and bound to another key between our read and our pin
         }
-        synchronized (guard) {
-            r = linked(key, Integer.MAX_VALUE);
+        synchronized (b) {
+            r = linked(b, h, key, Integer.MAX_VALUE);
             if (r != null) {
                 if (tryPin(r)) {
                     return r;
@@ -367,26 +455,61 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
                 // below 0. Bind another record for the key, as the bug's lost lockers do, so that the bug
                 // shows in the outcome (two holders), not as an exception that jcstress reports as an error.
             }
-            Thin n = thin;
-            Thread holder = null;
-            if (n != null && n.isOf(key) && THIN.compareAndSet(this, n, null)) { // RACE: inflate against release
-                holder = n.holder; // the record is bound held by the thin holder
-            }
-            r = spare != null ? spare : new Record();
-            spare = null;
-            r.key = key;
-            r.next = head;
-            if (holder != null) {
-                r.owner = holder;
-                r.holds = 0;
-                WORD.setVolatile(r, LOCKED);
-            } else {
+            r = inflate(b, h, key);
+            if (r == null) {
+                r = spareOrNew(b);
+                r.hash = h;
+                r.key = key;
+                r.next = b.head;
                 WORD.setVolatile(r, FREE); // revive, after the binding: a fast path whose CAS reads this sees it
             }
             r.pins = 1;                // then let pins in: a pinned thread never sees the word of the old deflation
-            head = r;
+            b.head = r;
             return r;
         }
+    }
+
+    /**
+     * Under b's guard: if b's thin slot holds key, ends that hold with the CAS that its holder's release races and
+     * returns a record bound to the hold's key and hash, held by the holder, not yet pinned or linked (its next is
+     * set). Null if the slot holds no hold of key or its holder released it first. With {@link Bug#NONE} the
+     * node's key and hash are read before the CAS, and nothing of the node after it frees the node.
+     */
+    private Record inflate(Bucket b, int h, K key) {
+        Thin n = b.thin;
+        if (n == null || n.hash != h) {
+            return null;
+        }
+        Object k = n.key;
+        if (k == null || (k != key && !key.equals(k))) {
+            return null;
+        }
+        int hash = n.hash;
+        if (!THIN.compareAndSet(b, n, null)) { // RACE: inflate against release, on the thin slot
+            return null;
+        }
+        n.key = null; // the node is free: its holder may take its next thin hold (in another bucket) from here on
+        Record r = spareOrNew(b);
+        if (bug == Bug.INFLATE_READS_FREED_NODE) {
+            hash = n.hash; // planted: read from the freed node, maybe the hash of the holder's next thin hold
+        }
+        r.hash = hash;
+        r.key = k;
+        r.next = b.head;
+        r.owner = n.holder;
+        r.holds = 0;
+        WORD.setVolatile(r, LOCKED);
+        return r;
+    }
+
+    /** The bucket's spare record, or a new one; under b's guard. */
+    private static Record spareOrNew(Bucket b) {
+        Record r = b.spare;
+        if (r == null) {
+            return new Record();
+        }
+        b.spare = null;
+        return r;
     }
 
     /** CAS {@code pins: p -> p + 1} for {@code p >= 0}; fails on a deflated record. */
@@ -405,32 +528,34 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
     }
 
     /**
-     * Deflates every idle record now, under the guard: with {@link Bug#NONE} the two CASes (word, then pins),
-     * backing out if a thread pinned in between.
+     * Deflates every idle record now, under each bucket's guard in turn: with {@link Bug#NONE} the two CASes
+     * (word, then pins), backing out if a thread pinned in between.
      */
     @Override
     public int releaseIdleKeys() {
-        synchronized (guard) {
-            int released = 0;
-            Record prev = null;
-            for (Record r = head; r != null; ) {
-                Record next = r.next;
-                if (deflate(r)) {
-                    if (prev == null) {
-                        head = next;
+        int released = 0;
+        for (Bucket b : buckets) {
+            synchronized (b) {
+                Record prev = null;
+                for (Record r = b.head; r != null; ) {
+                    Record next = r.next;
+                    if (deflate(r)) {
+                        if (prev == null) {
+                            b.head = next;
+                        } else {
+                            prev.next = next;
+                        }
+                        r.key = null;
+                        b.spare = r;
+                        released++;
                     } else {
-                        prev.next = next;
+                        prev = r;
                     }
-                    r.key = null;
-                    spare = r;
-                    released++;
-                } else {
-                    prev = r;
+                    r = next;
                 }
-                r = next;
             }
-            return released;
         }
+        return released;
     }
 
     private boolean deflate(Record r) {
@@ -458,30 +583,30 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
     }
 
     /**
-     * The record bound to key in the chain, or null. Without the guard a scan may wander (a record it passes may be
-     * unlinked and bound again meanwhile) and is cut after {@link #MAX_HOPS} links; a miss then falls back to the
-     * guard, under which the scan is exact.
+     * The record bound to key and hash h in b's chain, or null. Without the guard a scan may wander (a record it
+     * passes may be unlinked and bound again meanwhile) and is cut after {@link #MAX_HOPS} links; a miss then falls
+     * back to the guard, under which the scan is exact.
      */
-    private Record linked(Object key, int maxHops) {
-        Objects.requireNonNull(key, "key");
-        Record r = head;
+    private static Record linked(Bucket b, int h, Object key, int maxHops) {
+        Record r = b.head;
         for (int hops = 0; r != null && hops < maxHops; hops++, r = r.next) {
-            if (r.isBoundTo(key)) {
+            if (r.isBoundTo(h, key)) {
                 return r;
             }
         }
         return null;
     }
 
-    private Record boundRecord(Object key) {
-        synchronized (guard) {
-            return linked(key, Integer.MAX_VALUE);
+    private Record boundRecord(Object key, int h) {
+        Bucket b = bucket(h);
+        synchronized (b) {
+            return linked(b, h, key, Integer.MAX_VALUE);
         }
     }
 
     /** The record of key the current thread holds, or null: under the guard, so exact. */
-    private Record heldRecord(Object key) {
-        Record r = boundRecord(key);
+    private Record heldRecord(Object key, int h) {
+        Record r = boundRecord(key, h);
         return r != null && r.owner == Thread.currentThread() && r.word == LOCKED ? r : null;
     }
 
@@ -489,60 +614,75 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
 
     @Override
     public int getHoldCount(K key) {
-        if (heldThin(key)) {
+        int h = hash(key);
+        if (heldThin(key, h)) {
             return 1;
         }
-        Record r = heldRecord(key); // under the guard, so after an inflation that cleared our slot
+        Record r = heldRecord(key, h); // under the guard, so after an inflation that cleared our slot
         return r == null ? 0 : r.holds + 1;
     }
 
     /** Whether the current thread holds key thin now. */
-    private boolean heldThin(Object key) {
-        Thin n = thin;
-        return n != null && n.holder == Thread.currentThread() && n.isOf(key);
+    private boolean heldThin(Object key, int h) {
+        Thin n = bucket(h).thin;
+        return n != null && n.holder == Thread.currentThread() && n.isOf(h, key);
     }
 
     @Override public boolean isHeldByCurrentThread(K key) { return getHoldCount(key) > 0; }
 
     @Override
     public boolean isLocked(K key) {
-        Thin n = thin;
-        if (n != null && n.isOf(key)) {
+        int h = hash(key);
+        Thin n = bucket(h).thin;
+        if (n != null && n.isOf(h, key)) {
             return true;
         }
-        Record r = boundRecord(key);
+        Record r = boundRecord(key, h);
         return r != null && r.word == LOCKED;
     }
-    @Override public boolean hasQueuedThreads(K key) { Record r = boundRecord(key); return r != null && r.waiting > 0; }
 
-    /** Keys in use: held or pinned. Idle bound records do not count. */
+    @Override
+    public boolean hasQueuedThreads(K key) {
+        Record r = boundRecord(key, hash(key));
+        return r != null && r.waiting > 0;
+    }
+
+    /** Keys in use: held (thin, or by a record in any chain, bound under whatever hash) or pinned. */
     @Override
     public int activeKeys() {
-        synchronized (guard) {
-            int n = 0;
-            for (Record r = head; r != null; r = r.next) {
-                if (r.pins > 0 || r.word == LOCKED) {
+        int n = 0;
+        for (Bucket b : buckets) {
+            synchronized (b) {
+                for (Record r = b.head; r != null; r = r.next) {
+                    if (r.pins > 0 || r.word == LOCKED) {
+                        n++;
+                    }
+                }
+                if (b.thin != null) {
                     n++;
                 }
             }
-            return thin != null ? n + 1 : n;
         }
+        return n;
     }
 
     /** The records bound now, in use or idle. */
     public int boundKeys() {
-        synchronized (guard) {
-            int n = 0;
-            for (Record r = head; r != null; r = r.next) {
-                n++;
+        int n = 0;
+        for (Bucket b : buckets) {
+            synchronized (b) {
+                for (Record r = b.head; r != null; r = r.next) {
+                    n++;
+                }
             }
-            return n;
         }
+        return n;
     }
 
     @Override
     public String toString() {
-        return super.toString() + "[" + bug + (thinHolds ? ", thin holds" : "") + ", " + boundKeys() + " bound, "
-                + activeKeys() + " in use]";
+        return super.toString() + "[" + bug + (thinHolds ? ", thin holds" : "") + ", " + buckets.length
+                + (buckets.length == 1 ? " bucket, " : " buckets, ") + boundKeys() + " bound, " + activeKeys()
+                + " in use]";
     }
 }
