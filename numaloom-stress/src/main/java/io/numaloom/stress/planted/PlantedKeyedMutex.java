@@ -1,6 +1,7 @@
 package io.numaloom.stress.planted;
 
 import io.numaloom.stress.keyed.KeyedLockRaces;
+import io.numaloom.stress.keyed.KeyedLockRaces.HolderLocksAnotherKey;
 import io.numaloom.stress.mutex.MutexState;
 import io.numaloom.stress.planted.PlantedKeyedLock.Bug;
 import io.numaloom.stress.subject.InspectableLock;
@@ -30,6 +31,12 @@ import java.util.concurrent.locks.Condition;
  *     thin, the other inflates that hold (or finds it released). {@code CorrectThin*} must pass;
  *     {@code ThinIgnoresBinder*} ({@link Bug#THIN_IGNORES_BINDER}) must fail: two lockers that both check the slot
  *     free before either writes it both hold the key (a lost write, or an unlock that does not find its hold).
+ * <li>{@code *ThinHolderLocksAnotherKey}: {@code KeyedLockRaces.ThinHolderLocksAnotherKey}'s race on the model with
+ *     thin holds and two buckets: actor 1 holds key A thin and locks key B, of the other bucket, while actor 2's
+ *     {@code tryLock(A)} inflates the hold of A. {@code CorrectThinHolder*} must pass; {@code InflateReadsFreedNode*}
+ *     ({@link Bug#INFLATE_READS_FREED_NODE}) must fail: an inflater that reads the hash after freeing actor 1's
+ *     node may bind A's record under B's hash, where no lookup finds it, so actor 1's hold of A is lost and its
+ *     unlock throws, actor 2 gets A while actor 1 holds it, and the record stays locked.
  * </ul>
  * Not part of the normal jcstress run (the build's regex skips this package): {@code PlantedBugsJcstressTest} runs
  * them.
@@ -198,5 +205,39 @@ public final class PlantedKeyedMutex {
         @Actor public void actor1(ThinIgnoresBinderState s, IIII_Result r) { r.r1 = s.viaLock(); }
         @Actor public void actor2(ThinIgnoresBinderState s, IIII_Result r) { r.r2 = s.viaLock(); }
         @Arbiter public void arbiter(ThinIgnoresBinderState s, IIII_Result r) { s.arbitrate(r); }
+    }
+
+    /** The correct model with thin holds and two buckets (A and B in different ones). */
+    @State
+    public static class CorrectThinHolderState extends HolderLocksAnotherKey {
+        public CorrectThinHolderState() {
+            super(new PlantedKeyedLock<>(Bug.NONE, true, 2));
+        }
+    }
+
+    /** {@link Bug#INFLATE_READS_FREED_NODE}, thin holds and two buckets. */
+    @State
+    public static class InflateReadsFreedNodeState extends HolderLocksAnotherKey {
+        public InflateReadsFreedNodeState() {
+            super(new PlantedKeyedLock<>(Bug.INFLATE_READS_FREED_NODE, true, 2));
+        }
+    }
+
+    @JCStressTest
+    @JCStressMeta(KeyedLockRaces.HoldsOneWhileLockingAnother.class)
+    @Description("Planted keyed lock with thin holds, without bug: lock(A), lock(B) and unlock(B) 4 times, unlock(A) against tryLock(A) then tryLock(A, 1 ms)")
+    public static class CorrectThinHolderLocksAnotherKey {
+        @Actor public void actor1(CorrectThinHolderState s, IIII_Result r) { r.r1 = s.lockAThenB(); }
+        @Actor public void actor2(CorrectThinHolderState s, IIII_Result r) { s.tryATwice(r); }
+        @Arbiter public void arbiter(CorrectThinHolderState s, IIII_Result r) { s.arbitrate(r); }
+    }
+
+    @JCStressTest
+    @JCStressMeta(KeyedLockRaces.HoldsOneWhileLockingAnother.class)
+    @Description("Planted INFLATE_READS_FREED_NODE: lock(A), lock(B) and unlock(B) 4 times, unlock(A) against tryLock(A) then tryLock(A, 1 ms)")
+    public static class InflateReadsFreedNodeThinHolderLocksAnotherKey {
+        @Actor public void actor1(InflateReadsFreedNodeState s, IIII_Result r) { r.r1 = s.lockAThenB(); }
+        @Actor public void actor2(InflateReadsFreedNodeState s, IIII_Result r) { s.tryATwice(r); }
+        @Arbiter public void arbiter(InflateReadsFreedNodeState s, IIII_Result r) { s.arbitrate(r); }
     }
 }

@@ -25,10 +25,12 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * jcstress bites: the shaded jcstress jar, run in a child JVM on the tests of {@link PlantedLock} and
  * {@link PlantedKeyedLock}, must exit non-zero, report the planted bugs as FAILED with their forbidden outcomes
- * observed, and pass the five controls (the same tests on the locks without a bug). The keyed lock's bug, a
+ * observed, and pass the seven controls (the same tests on the locks without a bug). The keyed lock's bug, a
  * deflater that ignores a racing locker ({@code DEFLATE_IGNORES_LOCKER}), runs in two tests (lock against
  * deflate-then-lock, tryLock against deflate); each shows it in a few to a few dozen samples per run, so the
- * build asks that at least one of them fails, and that each one that saw a forbidden outcome says FAILED. Runs in
+ * build asks that at least one of them fails, and that each one that saw a forbidden outcome says FAILED. An
+ * inflater that reads the thin-hold node it freed ({@code INFLATE_READS_FREED_NODE}) shows in a few dozen samples
+ * of a thin holder that locks another key ({@code InflateReadsFreedNodeThinHolderLocksAnotherKey}). Runs in
  * the {@code integration-test} phase, after the jar is built; the build passes {@code numaloom.jcstress.jar} and
  * {@code numaloom.jcstress.workdir}.
  *
@@ -57,6 +59,8 @@ class PlantedBugsJcstressTest {
             PACKAGE + "PlantedKeyedMutex.IgnoresLockerLockVsDeflateThenLock",
             PACKAGE + "PlantedKeyedMutex.IgnoresLockerTryLockVsDeflate");
     private static final String BUG_KEYED_THIN = PACKAGE + "PlantedKeyedMutex.ThinIgnoresBinderLockVsLock";
+    private static final String CONTROL_KEYED_HOLDER = PACKAGE + "PlantedKeyedMutex.CorrectThinHolderLocksAnotherKey";
+    private static final String BUG_KEYED_INFLATE = PACKAGE + "PlantedKeyedMutex.InflateReadsFreedNodeThinHolderLocksAnotherKey";
 
     /** A forbidden mutual-exclusion outcome row: "r1, r2, r3, r4  samples  freq  Forbidden". */
     private static final Pattern FORBIDDEN_ROW =
@@ -65,7 +69,8 @@ class PlantedBugsJcstressTest {
 
     /** The bugs, each with the report rows that show it caught, and what those rows count. */
     private static final Map<String, Pattern> BUG_ROWS = Map.of(BUG_CAS, FORBIDDEN_ROW, BUG_HANDOFF, STALE_ROW,
-            BUGS_KEYED.get(0), FORBIDDEN_ROW, BUGS_KEYED.get(1), FORBIDDEN_ROW, BUG_KEYED_THIN, FORBIDDEN_ROW);
+            BUGS_KEYED.get(0), FORBIDDEN_ROW, BUGS_KEYED.get(1), FORBIDDEN_ROW, BUG_KEYED_THIN, FORBIDDEN_ROW,
+            BUG_KEYED_INFLATE, FORBIDDEN_ROW);
     /** The {@code -time} of the first run, in ms; each rerun doubles it. */
     private static final int FIRST_TIME_MS = 500;
     /** Runs, after the first, of the bugs that no run caught yet. */
@@ -149,6 +154,7 @@ class PlantedBugsJcstressTest {
         assertVerdict(CONTROL_KEYED_DEFLATE, "OK");
         assertVerdict(CONTROL_KEYED_TRY_DEFLATE, "OK");
         assertVerdict(CONTROL_KEYED_THIN, "OK");
+        assertVerdict(CONTROL_KEYED_HOLDER, "OK");
     }
 
     @Test
@@ -171,6 +177,11 @@ class PlantedBugsJcstressTest {
     @Test
     void theThinHoldThatIgnoresABinderIsCaught() {
         assertCaught(BUG_KEYED_THIN, "forbidden samples");
+    }
+
+    @Test
+    void theInflateThatReadsTheFreedNodeIsCaught() {
+        assertCaught(BUG_KEYED_INFLATE, "forbidden samples");
     }
 
     /**
