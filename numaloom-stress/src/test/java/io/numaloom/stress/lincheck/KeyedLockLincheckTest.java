@@ -25,6 +25,12 @@ import org.junit.jupiter.api.Test;
  * record. That one finds, within this budget, the hole of commit c06e0b7's {@code KeyedLock}: a pinned thread took
  * the lock word from {@code DEFLATED} and unpinned before the deflater's {@code pins: 0 -> -1}, which then
  * unlinked the record it held (its {@code unlock} threw {@code IllegalMonitorStateException}).
+ *
+ * <p>Last, {@link KeyPairCounters}: with {@code idleKeys(0)}, a thread that holds key 0 (thin) locks key 1 while the
+ * other thread's lock or tryLock of key 0 inflates that hold, freeing the holder's thin-hold node, which the
+ * holder may reuse for a thin hold of key 1 at once. Before commit 6b531ce the inflater read the node's hash after
+ * freeing it, so it could bind key 0's record under key 1's hash: the holder's hold of key 0 vanished and its
+ * unlock threw ({@code PlantedKeyedBugsLincheckTest} shows the scenario catches that bug in the model).
  */
 class KeyedLockLincheckTest {
 
@@ -65,6 +71,13 @@ class KeyedLockLincheckTest {
         }
     }
 
+    /** KeyedLock that keeps no idle key, so a key's first lock is thin, a thread locking two keys (see {@link KeyPairCounters}). */
+    public static class HoldingTwoKeys extends KeyPairCounters {
+        public HoldingTwoKeys() {
+            super(new KeyedLockSubject<>(KeyedLock.builder().idleKeys(0).releaseIdleKeysInBackground(false).build()));
+        }
+    }
+
     @Test
     void keyedLockPerNode() {
         LincheckRuns.keyedOptions().check(PerNode.class);
@@ -83,5 +96,10 @@ class KeyedLockLincheckTest {
     @Test
     void keyedLockAgainstDeflation() {
         LincheckRuns.keyedOptions().check(Deflation.class);
+    }
+
+    @Test
+    void keyedLockHoldingTwoKeys() {
+        LincheckRuns.keyPairOptions().check(HoldingTwoKeys.class);
     }
 }

@@ -56,4 +56,27 @@ final class LincheckRuns {
         String name = Thread.currentThread().getName();
         return name.endsWith("-1") ? 1 : 0;
     }
+
+    /** How many times {@link #invocations()} each of {@link KeyPairCounters}' fixed scenarios explores. */
+    static final int KEY_PAIR_INVOCATIONS_FACTOR = 3;
+
+    /**
+     * The budget of {@link KeyPairCounters}, real and planted alike: no random scenarios, but its three fixed ones
+     * ({@link KeyPairCounters#addScenarios}), each explored in {@value #KEY_PAIR_INVOCATIONS_FACTOR} times
+     * {@link #invocations()} interleavings (900 in CI, 3000 under {@code -Pstress}). Its race needs two context
+     * switches at narrow places (the holder between its thin hold of key 0 and its lock of key 1, the inflater
+     * between freeing the holder's node and reading it), which random scenarios of three operations per thread
+     * leave to chance: 30 of them with 300 interleavings each missed the planted bug and took 100 s on
+     * {@code KeyedLock}; one operation per thread makes the executions short enough for the interleavings to reach
+     * them.
+     */
+    static ModelCheckingOptions keyPairOptions() {
+        ModelCheckingOptions options = new ModelCheckingOptions()
+                .iterations(0)
+                .invocationsPerIteration(KEY_PAIR_INVOCATIONS_FACTOR * invocations())
+                .threads(THREADS)
+                .loopBound(KEYED_LOOP_BOUND);
+        KeyPairCounters.addScenarios(options);
+        return options;
+    }
 }

@@ -3,6 +3,7 @@ package io.numaloom.stress.lincheck;
 import io.numaloom.stress.planted.PlantedKeyedLock;
 import io.numaloom.stress.planted.PlantedKeyedLock.Bug;
 import org.jetbrains.lincheck.LincheckAssertionError;
+import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -12,8 +13,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Lincheck bites for the keyed lock: the scenario and budget that check {@code KeyedLock} ({@link KeyedCounters},
  * {@link LincheckRuns}) report the bugs planted in {@link PlantedKeyedLock}: a deflater that checks the record idle
  * and then deflates it without the two CASes, ignoring a locker that took the record in between; and a thin hold
- * checked and written without the guard, ignoring a binder or another thin holder of the key. They pass on the same
- * lock without the bugs. These tests pass only when Lincheck fails on the broken lock.
+ * checked and written without the guard, ignoring a binder or another thin holder of the key; and, in the scenario
+ * of a thread that locks a second key while it holds a first ({@link KeyPairCounters}), an inflater that reads the
+ * hash it binds the record under from the thin-hold node it has just freed. They pass on the same lock without the
+ * bugs. These tests pass only when Lincheck fails on the broken lock.
  */
 class PlantedKeyedBugsLincheckTest {
 
@@ -41,6 +44,18 @@ class PlantedKeyedBugsLincheckTest {
         }
     }
 
+    public static class CorrectTwoBuckets extends KeyPairCounters {
+        public CorrectTwoBuckets() {
+            super(new PlantedKeyedLock<>(Bug.NONE, true, 2));
+        }
+    }
+
+    public static class InflateReadsFreedNode extends KeyPairCounters {
+        public InflateReadsFreedNode() {
+            super(new PlantedKeyedLock<>(Bug.INFLATE_READS_FREED_NODE, true, 2));
+        }
+    }
+
     /** The control: without a bug, the planted keyed lock passes, so the failure below is the bug's doing. */
     @Test
     void correctKeyedLockPasses() {
@@ -51,6 +66,23 @@ class PlantedKeyedBugsLincheckTest {
     @Test
     void correctKeyedLockWithThinHoldsPasses() {
         LincheckRuns.keyedOptions().check(CorrectThin.class);
+    }
+
+    /** The control of a thread holding two keys: the model with thin holds, two buckets and no bug passes. */
+    @Test
+    void correctKeyedLockHoldingTwoKeysPasses() {
+        LincheckRuns.keyPairOptions().check(CorrectTwoBuckets.class);
+    }
+
+    /**
+     * An inflater that frees the holder's thin-hold node and then reads its hash: the holder, which holds key 0,
+     * takes a thin hold of key 1 with the freed node in between, and key 0's record is bound under key 1's hash,
+     * where no lookup finds it: the holder's hold count of key 0 drops to 0 (or its unlock throws), and the
+     * record stays held. Lincheck finds the interleaving.
+     */
+    @Test
+    void inflateThatReadsTheFreedNodeIsCaught() {
+        assertCaughtWithABrokenKey("INFLATE_READS_FREED_NODE", InflateReadsFreedNode.class, LincheckRuns.keyPairOptions());
     }
 
     /**
@@ -73,8 +105,12 @@ class PlantedKeyedBugsLincheckTest {
 
     /** Lincheck fails on {@code model}, and its report names a broken key (not some other failure). */
     private static void assertCaughtWithABrokenKey(String bug, Class<?> model) {
-        LincheckAssertionError e = assertThrows(LincheckAssertionError.class,
-                () -> LincheckRuns.keyedOptions().check(model));
+        assertCaughtWithABrokenKey(bug, model, LincheckRuns.keyedOptions());
+    }
+
+    /** Lincheck with {@code options} fails on {@code model}, and its report names a broken key. */
+    private static void assertCaughtWithABrokenKey(String bug, Class<?> model, ModelCheckingOptions options) {
+        LincheckAssertionError e = assertThrows(LincheckAssertionError.class, () -> options.check(model));
         String report = e.getMessage();
         System.out.println("Lincheck on " + bug + ":\n" + report);
         assertTrue(report.contains("two threads in the critical section")
