@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 
 /**
@@ -16,11 +17,12 @@ import java.util.stream.Collectors;
  * virtual ones included ({@link HotSpotDiagnosticMXBean#dumpThreads}, the format of
  * {@code jcmd <pid> Thread.dump_to_file}), prints its beginning, and makes {@link #check()} fail the test.
  * Runs on a platform thread, so it gets a CPU even when every carrier of the virtual-thread scheduler is stuck.
+ * Public for the soak ({@code io.numaloom.stress.soak}), which watches the slowest of its threads.
  */
-final class Watchdog implements AutoCloseable {
+public final class Watchdog implements AutoCloseable {
 
     private final String name;
-    private final LongAdder progress;
+    private final LongSupplier progress;
     private final Duration stallTime;
     private final Path dumpDir;
     private final Thread thread;
@@ -28,6 +30,14 @@ final class Watchdog implements AutoCloseable {
     private volatile Path dumpFile;
 
     Watchdog(String name, LongAdder progress, Duration stallTime, Path dumpDir) {
+        this(name, (LongSupplier) progress::sum, stallTime, dumpDir);
+    }
+
+    /**
+     * Watches any progress count, e.g. the least progress of several threads (so that one stuck thread is a stall
+     * even while the others go on).
+     */
+    public Watchdog(String name, LongSupplier progress, Duration stallTime, Path dumpDir) {
         this.name = name;
         this.progress = progress;
         this.stallTime = stallTime;
@@ -39,7 +49,7 @@ final class Watchdog implements AutoCloseable {
         long last = -1;
         long since = System.nanoTime();
         while (!Thread.currentThread().isInterrupted()) {
-            long now = progress.sum();
+            long now = progress.getAsLong();
             if (now != last) {
                 last = now;
                 since = System.nanoTime();
@@ -53,6 +63,14 @@ final class Watchdog implements AutoCloseable {
                 return;
             }
         }
+    }
+
+    /**
+     * Writes a thread dump now, for a failure that is not a stall (a violation seen by a thread), and prints its
+     * beginning; returns where it is, or why there is none.
+     */
+    public String dumpNow() {
+        return dump();
     }
 
     private String dump() {
@@ -77,12 +95,12 @@ final class Watchdog implements AutoCloseable {
     }
 
     /** Whether the watchdog has seen a stall. */
-    boolean stalled() {
+    public boolean stalled() {
         return stall != null;
     }
 
     /** Throws {@link AssertionError} if the watchdog has seen a stall. */
-    void check() {
+    public void check() {
         String s = stall;
         if (s != null) {
             throw new AssertionError(name + ": " + s);
