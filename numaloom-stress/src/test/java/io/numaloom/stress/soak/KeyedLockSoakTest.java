@@ -191,6 +191,13 @@ class KeyedLockSoakTest {
     // ------------------------------------------------------------------ run state
 
     private final AtomicBoolean running = new AtomicBoolean(true);
+    /**
+     * Workers in {@link Worker#untimedWaiter} now, at most a quarter of them: only a signaller that picks the
+     * waiter's key wakes it (an interrupt too, for await), so with no such limit every worker could end up
+     * waiting with nobody left to signal (a 2-minute run did, in awaitUninterruptibly).
+     */
+    private final AtomicInteger untimedWaiters = new AtomicInteger();
+    private int maxUntimedWaiters;
     private final LongAdder[] acquired = newAdders(Kind.values().length);
     private final LongAdder[] gaveUp = newAdders(Kind.values().length);
     private final LongAdder sections = new LongAdder();
@@ -269,6 +276,7 @@ class KeyedLockSoakTest {
                 new Soaked("default", KeyedLock.builder().name("soak-default").build(), keyCount),
                 new Soaked("bindOnFirstLock", KeyedLock.builder().bindOnFirstLock(true).name("soak-eager").build(), keyCount),
         };
+        maxUntimedWaiters = Math.max(1, workerCount / 4);
         runStart = System.nanoTime();
         SplittableRandom seeds = new SplittableRandom(seed);
 
@@ -706,9 +714,16 @@ class KeyedLockSoakTest {
                 several(s);
             } else if (r < 80) {
                 signaller(s);
-            } else if (r < 88) {
-                untimedWaiter(s);
+            } else if (r < 88 && untimedWaiters.incrementAndGet() <= maxUntimedWaiters) {
+                try {
+                    untimedWaiter(s);
+                } finally {
+                    untimedWaiters.decrementAndGet();
+                }
             } else {
+                if (r < 88) {
+                    untimedWaiters.decrementAndGet(); // enough of them wait: wait timed
+                }
                 timedWaiter(s);
             }
         }
