@@ -33,12 +33,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class KeyedLockAdversarialTest {
 
-    /** A key whose equal copies are distinct objects, and whose hash collides on purpose. */
-    record Key(int id, int hash) {
-        @Override public int hashCode() { return hash; }
-        @Override public boolean equals(Object o) { return o instanceof Key k && k.id == id; }
-    }
-
     /**
      * The holder of a thin hold of A locks key after key while a second thread's {@code lock(A)}
      * inflates A's hold: the record of A must be bound to A, so that a third thread's
@@ -198,13 +192,13 @@ class KeyedLockAdversarialTest {
      */
     @Test
     void collidingHashesKeepTheTableBoundedByTheKeysInUse() throws Exception {
-        KeyedLock<Key> locks = new KeyedLock<>();
+        KeyedLock<KeyedLockTest.Key> locks = new KeyedLock<>();
         int n = 3_000;
         // One at a time, each key twice (so that it recurs and gets a record): the idle records
         // of the one chain are trimmed, the table stays small.
         for (int round = 0; round < 2; round++) {
             for (int i = 0; i < n; i++) {
-                Key k = new Key(i, 7);
+                KeyedLockTest.Key k = new KeyedLockTest.Key(i, 7);
                 locks.lock(k);
                 locks.unlock(k);
             }
@@ -214,18 +208,18 @@ class KeyedLockAdversarialTest {
                 locks.boundKeys() + " idle records of one hash kept in one chain");
         // All held at once: the records are the keys in use; the table is within 16 of them per record.
         for (int i = 0; i < n; i++) {
-            locks.lock(new Key(i, 7));
+            locks.lock(new KeyedLockTest.Key(i, 7));
         }
         assertEquals(n, locks.activeKeys());
         assertTrue(locks.buckets() <= 16L * n, locks.buckets() + " buckets for " + n + " held keys");
         Thread other = Thread.ofPlatform().start(() -> {
             for (int i = 0; i < n; i += 97) {
-                assertFalse(locks.tryLock(new Key(i, 7)), "key " + i + " was free while held");
+                assertFalse(locks.tryLock(new KeyedLockTest.Key(i, 7)), "key " + i + " was free while held");
             }
         });
         other.join();
         for (int i = 0; i < n; i++) {
-            locks.unlock(new Key(i, 7));
+            locks.unlock(new KeyedLockTest.Key(i, 7));
         }
         assertEquals(0, locks.activeKeys());
         locks.releaseIdleKeys();
