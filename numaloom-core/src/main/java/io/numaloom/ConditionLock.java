@@ -18,16 +18,21 @@ abstract class ConditionLock {
      */
     abstract int releaseFully(String action);
 
-    /** Re-acquires after a condition wait, uninterruptibly, restoring {@code saved} holds. */
-    abstract void reacquire(int saved);
+    /**
+     * Re-acquires after a condition wait, uninterruptibly, restoring {@code saved} holds; a
+     * {@code waiter} that was signalled then stops being reported as queued for the lock
+     * ({@link SignalledWaiters}).
+     */
+    abstract void reacquire(int saved, VnaCondition.Waiter waiter);
 
     /** @throws IllegalMonitorStateException unless the current thread holds the lock */
     abstract void checkOwner(String action);
 
     /**
-     * Called by the owner: unparks {@code waiter}'s thread at the owner's release of the lock
-     * instead of now, and returns true; false if this lock cannot defer it (the caller unparks at
-     * once).
+     * Called by the owner for a waiter it has just signalled: unparks {@code waiter}'s thread at the
+     * owner's release of the lock instead of now, reports it as queued for the lock until it holds
+     * the lock again ({@link SignalledWaiters}), and returns true; false if this lock cannot defer
+     * it (the caller unparks at once).
      */
     abstract boolean deferWake(VnaCondition.Waiter waiter);
 

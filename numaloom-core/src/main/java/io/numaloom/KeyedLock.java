@@ -7,6 +7,7 @@ import java.lang.invoke.VarHandle;
 import java.lang.ref.WeakReference;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -1684,6 +1685,31 @@ public final class KeyedLock<K> {
         public boolean hasQueuedThreads() { return getQueueLength() > 0; }
 
         /**
+         * Whether {@code thread} is waiting to acquire this key, a condition waiter of the key that
+         * was signalled and has not yet re-acquired it included (as {@code ReentrantLock} reports
+         * it); a snapshot for monitoring, as {@link VnaLock#hasQueuedThread(Thread)}.
+         *
+         * @param thread the thread to look for
+         * @return whether {@code thread} is queued for this key
+         * @throws NullPointerException if {@code thread} is null
+         */
+        public boolean hasQueuedThread(Thread thread) {
+            Objects.requireNonNull(thread, "thread");
+            Record r = boundRecord(key);
+            return r != null && r.hasQueuedThread(thread) && r.isBoundTo(KeyedLock.this, key);
+        }
+
+        /**
+         * {@return the threads waiting to acquire this key, signalled condition waiters included; a
+         * snapshot for monitoring, as {@link VnaLock#getQueuedThreads()}}
+         */
+        public Collection<Thread> getQueuedThreads() {
+            Record r = boundRecord(key);
+            Collection<Thread> threads = r == null ? List.of() : r.getQueuedThreads();
+            return r != null && r.isBoundTo(KeyedLock.this, key) ? threads : List.of();
+        }
+
+        /**
          * {@return whether threads wait on {@code condition}, a condition of this view's key}
          *
          * @param condition a condition of this view's key
@@ -1730,10 +1756,10 @@ public final class KeyedLock<K> {
         }
 
         @Override
-        void reacquire(int saved) {
+        void reacquire(int saved, VnaCondition.Waiter waiter) {
             Record r = boundRecord(key); // bound: our pin kept it
             try {
-                r.reacquire(saved);
+                r.reacquire(saved, waiter);
             } finally {
                 unpin(r);
             }

@@ -22,7 +22,9 @@ import java.util.concurrent.locks.LockSupport;
  * parks only while its state is WAITING, so an unpark that precedes the park is not lost. A
  * signalled waiter is unparked when the signaller releases the lock, not at the signal
  * ({@link ConditionLock#deferWake}; "Wake on release" in {@link VnaLock}): woken earlier, it would
- * find the lock held by its signaller and wait again.
+ * find the lock held by its signaller and wait again. From the signal until it holds the lock
+ * again it is reported as queued for the lock ({@link SignalledWaiters}), as {@code ReentrantLock}
+ * reports it, and no longer as a waiter of the condition.
  */
 final class VnaCondition implements Condition {
 
@@ -49,6 +51,18 @@ final class VnaCondition implements Condition {
         /** The next waiter whose unpark waits for the lock's release (see {@link ConditionLock#deferWake}). */
         Waiter wakeNext;
         int state; // STATE
+        /**
+         * Links in the lock's {@link SignalledWaiters}, written by owners of the lock: the waiter
+         * signalled before this one and not yet holding the lock again (TRANSIT_NEXT), and the one
+         * signalled after it.
+         */
+        Waiter transitNext;
+        Waiter transitPrev;
+        /**
+         * Whether it is linked in the lock's {@link SignalledWaiters}, and so counted in the lock's
+         * {@code queued}; read and written by owners only.
+         */
+        boolean inTransit;
 
         boolean signal() {
             return STATE.compareAndSet(this, WAITING, SIGNALLED);
@@ -63,10 +77,13 @@ final class VnaCondition implements Condition {
         }
 
         static final VarHandle STATE;
+        static final VarHandle TRANSIT_NEXT;
 
         static {
             try {
-                STATE = MethodHandles.lookup().findVarHandle(Waiter.class, "state", int.class);
+                MethodHandles.Lookup l = MethodHandles.lookup();
+                STATE = l.findVarHandle(Waiter.class, "state", int.class);
+                TRANSIT_NEXT = l.findVarHandle(Waiter.class, "transitNext", Waiter.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -88,7 +105,7 @@ final class VnaCondition implements Condition {
             LockSupport.park(this);
             interrupted |= Thread.interrupted();
         }
-        lock.reacquire(saved);
+        lock.reacquire(saved, w);
         if (event != null) {
             event.returned(false);
         }
@@ -190,7 +207,7 @@ final class VnaCondition implements Condition {
     /** Re-acquires, cleans up, applies the interrupt rules; returns {@code timedOut}. */
     private boolean finish(Waiter w, int saved, int mode, boolean timedOut, ConditionAwaitEvent event)
             throws InterruptedException {
-        lock.reacquire(saved);
+        lock.reacquire(saved, w);
         if (event != null) {
             event.returned(timedOut);
         }

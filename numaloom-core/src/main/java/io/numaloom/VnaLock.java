@@ -251,7 +251,16 @@ public class VnaLock extends ConditionLock implements Lock {
      * this class tolerates (each re-checks its condition). AQS instead transfers the waiter into
      * the lock's queue, so that it is woken by the unlock that hands it the lock; with VNA's
      * competitive handoff a free lock is taken by whoever runs first, so waking at the release
-     * gives the same effect without a second queue protocol.
+     * gives the same effect without a second queue protocol. The signal still counts the waiter
+     * as queued for the lock, as AQS's transfer does: it registers it in {@code queued} and links
+     * it in {@link SignalledWaiters}, so the monitoring methods report it from the signal until it
+     * holds the lock again; the woken thread queues, if it must, without registering twice. The
+     * registration also sends the releases in between down the contended path, which is right: a
+     * thread is about to compete. (Transferring the node itself into the MCS queue at the signal,
+     * AQS's way, was tried: a transferred waiter then competes as heir, with the heir's deference
+     * and naps, and on the queue sweep of configs/queue-sweep.json, 2 forks on 2 cores, VNA's
+     * geometric mean over unfair {@code ReentrantLock} fell from 1.09 to 0.86, capacity 1 on
+     * virtual threads from 1.41-2.55 to 0.46-1.14.)
      *
      * <p><b>The fairness bound.</b> Let a candidate C of queue k wait. The heir of the queue being
      * served reserves the lock after {@code PATIENCE_NANOS} as heir and then acquires within one
@@ -599,6 +608,8 @@ public class VnaLock extends ConditionLock implements Lock {
         Waiters w = waitersOrInflate();
         waiter.wakeNext = w.deferredWakes; // a stack: unparkDeferred reverses it
         w.deferredWakes = waiter;
+        w.register(); // queued for the lock from now on, for getQueueLength() (see SignalledWaiters)
+        w.signalled.add(waiter);
         return true;
     }
 
@@ -648,7 +659,7 @@ public class VnaLock extends ConditionLock implements Lock {
     public final boolean hasQueuedThread(Thread thread) {
         Objects.requireNonNull(thread, "thread");
         Waiters w = (Waiters) WAITERS.getVolatile(this);
-        return w != null && w.queuedThreads().contains(thread);
+        return w != null && (w.signalled.contains(thread) || w.queuedThreads().contains(thread));
     }
 
     /**
@@ -660,7 +671,12 @@ public class VnaLock extends ConditionLock implements Lock {
      */
     protected Collection<Thread> getQueuedThreads() {
         Waiters w = (Waiters) WAITERS.getVolatile(this);
-        return w == null ? List.of() : w.queuedThreads();
+        if (w == null) {
+            return List.of();
+        }
+        List<Thread> threads = w.queuedThreads();
+        w.signalled.addThreadsTo(threads);
+        return threads;
     }
 
     /**
@@ -883,20 +899,34 @@ public class VnaLock extends ConditionLock implements Lock {
      */
     private boolean acquireSlow(Thread me, boolean interruptible, boolean timed, long deadline, boolean newcomerSpin)
             throws InterruptedException {
-        if (reenter(me)) {
+        return acquireSlow(me, interruptible, timed, deadline, newcomerSpin, false);
+    }
+
+    /**
+     * The slow path; {@code registered}: the thread is a signalled condition waiter, already counted in
+     * {@code queued} by its signal, which re-acquires (uninterruptibly, untimed) and must not fail.
+     */
+    private boolean acquireSlow(Thread me, boolean interruptible, boolean timed, long deadline, boolean newcomerSpin,
+                                boolean registered) throws InterruptedException {
+        if (!registered && reenter(me)) {
             return true;
         }
         LockDiagnostics.slowPath();
         Waiters w = waitersOrInflate();
         // Ask the placement (user code, which may throw) before anything changes.
-        int n = w.queueCount == 1 ? 0 : Math.floorMod(currentQueue(), w.queueCount);
+        int n = w.queueCount == 1 ? 0 : placedQueue(w.queueCount, registered);
         LockContendedEvent event = JfrGate.recorderStarted()
                 ? LockContendedEvent.beginIfEnabled(this, owner, n, w) : null; // no JFR yet: leave the event class alone
         if (newcomerSpin && w.heir() == null && spinAsNewcomer(me)) {
+            if (registered) {
+                w.unregister();
+            }
             acquiredUnqueued(event);
             return true;
         }
-        w.register();
+        if (!registered) {
+            w.register();
+        }
         if (tryAcquireFree()) {
             owner = me;
             w.unregister();
@@ -1303,6 +1333,23 @@ public class VnaLock extends ConditionLock implements Lock {
         }
     }
 
+    /**
+     * The queue of the current thread among {@code queues}. A placement that throws fails the
+     * acquisition, except the re-acquisition of a signalled condition waiter ({@code mustNotFail}),
+     * which {@code await} cannot abandon (it must return holding the lock): that one waits on
+     * queue 0.
+     */
+    private int placedQueue(int queues, boolean mustNotFail) {
+        if (!mustNotFail) {
+            return Math.floorMod(currentQueue(), queues);
+        }
+        try {
+            return Math.floorMod(currentQueue(), queues);
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
     private int currentQueue() {
         return switch (mode) {
             case PER_NODE -> nodeQueue();
@@ -1378,9 +1425,25 @@ public class VnaLock extends ConditionLock implements Lock {
     }
 
     @Override
-    void reacquire(int saved) {
-        lock();
+    void reacquire(int saved, VnaCondition.Waiter waiter) {
+        Thread me = Thread.currentThread();
+        boolean signalled = waiter.inTransit; // then its signal counted it in queued (see deferWake)
+        if (tryAcquireFree()) {
+            owner = me;
+            if (signalled) {
+                waiters.unregister();
+            }
+        } else {
+            try {
+                acquireSlow(me, false, false, 0L, true, signalled);
+            } catch (InterruptedException e) {
+                throw new AssertionError("uninterruptible acquisition was interrupted", e);
+            }
+        }
         holds = saved - 1;
+        if (signalled) {
+            waiters.signalled.remove(waiter);
+        }
     }
 
     @Override
@@ -1632,6 +1695,8 @@ public class VnaLock extends ConditionLock implements Lock {
 
         final int queueCount;
         private final Object[] slots;
+        /** Condition waiters signalled and not yet holding the lock again: reported as queued. */
+        final SignalledWaiters signalled = new SignalledWaiters();
 
         Waiters(int queueCount) {
             this.queueCount = Math.max(1, queueCount);

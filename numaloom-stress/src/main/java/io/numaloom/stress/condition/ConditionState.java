@@ -28,6 +28,7 @@ public abstract class ConditionState {
     private final Condition condition;
     private boolean ready;
     private int payload;
+    private int barged;
 
     protected ConditionState(InspectableLock lock) {
         this.lock = lock;
@@ -114,6 +115,32 @@ public abstract class ConditionState {
             lock.unlock();
         }
         r.r3 = 1;
+    }
+
+    /**
+     * Takes and releases the lock twice, counting under it: a third thread that contends while a signal
+     * queues the waiter for the lock (a transfer to the lock's queue) and the signaller releases it.
+     */
+    public void bargeTwice() {
+        for (int i = 0; i < 2; i++) {
+            lock.lock();
+            try {
+                barged++;
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** {@link #arbitrateResidue}, and in r3 the count of {@link #bargeTwice} (2 unless exclusion failed). */
+    public void arbitrateBargedAndResidue(IIII_Result r) {
+        arbitrateResidue(r);
+        lock.lock();
+        try {
+            r.r3 = barged;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Records in r4 the lock's residue (see {@link MutexState#residue}), plus 8 if the condition has waiters. */

@@ -25,6 +25,10 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  *     write. r1 = waiter's hold count after, r2 = value it saw, r3 = 1 if the signaller got the lock.
  * <li>{@code TimedAwaitRace}: {@code awaitNanos(5 us)} times out while the signal arrives; whichever wins, the
  *     waiter returns holding the lock once. r1 = hold count after, r2 = predicate seen.
+ * <li>{@code SignalAmidBarging}: {@code SignalRacingAwait} with a third thread that takes the lock twice meanwhile,
+ *     so that the signal queues the waiter for the lock (VnaLock transfers it to its queue, as
+ *     {@code ReentrantLock} does) while another thread contends and barges. r1, r2 as in
+ *     {@code SignalRacingAwait}; r3 = the third thread's count under the lock (2).
  * </ul>
  * Waits that must end are bounded (10 s), so that a lost wake-up fails a test instead of hanging the run.
  */
@@ -48,6 +52,43 @@ public final class LockConditions {
     @Outcome(expect = FORBIDDEN,
             desc = "A wrong hold count after awaitNanos, a lock left locked/queued/unusable, or a waiter left on the condition.")
     static final class RacingTimedAwait {}
+
+    @Outcome(id = {"0, 1, 2, 0", "1, 1, 2, 0"}, expect = ACCEPTABLE,
+            desc = "The waiter found the predicate set, or waited and was woken; the third thread counted twice; all clean.")
+    @Outcome(id = "2, .*", expect = FORBIDDEN, desc = "The waiter waited 10 s in vain: the signal was lost.")
+    @Outcome(expect = FORBIDDEN,
+            desc = "A wrong hold count, a lost count of the third thread (exclusion), or a lock/condition left unclean.")
+    static final class SignalAmidBargingGrading {}
+
+    @JCStressTest
+    @JCStressMeta(SignalAmidBargingGrading.class)
+    @Description("VnaLock per node: a signalled waiter queued for the lock while a third thread barges")
+    public static class PerNodeSignalAmidBarging {
+        @Actor public void waiter(ConditionState.PerNode s, IIII_Result r) { s.awaitReady(r); }
+        @Actor public void signaller(ConditionState.PerNode s) { s.signalReady(); }
+        @Actor public void barger(ConditionState.PerNode s) { s.bargeTwice(); }
+        @Arbiter public void arbiter(ConditionState.PerNode s, IIII_Result r) { s.arbitrateBargedAndResidue(r); }
+    }
+
+    @JCStressTest
+    @JCStressMeta(SignalAmidBargingGrading.class)
+    @Description("VnaLock per socket: a signalled waiter queued for the lock while a third thread barges")
+    public static class PerSocketSignalAmidBarging {
+        @Actor public void waiter(ConditionState.PerSocket s, IIII_Result r) { s.awaitReady(r); }
+        @Actor public void signaller(ConditionState.PerSocket s) { s.signalReady(); }
+        @Actor public void barger(ConditionState.PerSocket s) { s.bargeTwice(); }
+        @Arbiter public void arbiter(ConditionState.PerSocket s, IIII_Result r) { s.arbitrateBargedAndResidue(r); }
+    }
+
+    @JCStressTest
+    @JCStressMeta(SignalAmidBargingGrading.class)
+    @Description("ReentrantLock (control): a signalled waiter queued for the lock while a third thread barges")
+    public static class ReentrantLockSignalAmidBarging {
+        @Actor public void waiter(ConditionState.Reentrant s, IIII_Result r) { s.awaitReady(r); }
+        @Actor public void signaller(ConditionState.Reentrant s) { s.signalReady(); }
+        @Actor public void barger(ConditionState.Reentrant s) { s.bargeTwice(); }
+        @Arbiter public void arbiter(ConditionState.Reentrant s, IIII_Result r) { s.arbitrateBargedAndResidue(r); }
+    }
 
     @JCStressTest
     @JCStressMeta(SignalRacingAwaitGrading.class)

@@ -1,0 +1,110 @@
+package io.numaloom;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.List;
+
+/**
+ * The condition waiters of one lock that were signalled and do not hold the lock yet: the threads
+ * that {@code ReentrantLock} reports as queued for the lock from the moment {@code signal()}
+ * returns. One mechanism, bookkeeping for the monitoring methods; it has no say in who gets the
+ * lock.
+ *
+ * <p><b>Idea.</b> {@code AbstractQueuedSynchronizer}'s {@code signal()} moves the waiter's node
+ * from the condition queue to the lock's queue, and HotSpot's {@code notify()} moves the thread
+ * from the wait set to the monitor's entry list: from then on the thread counts as waiting for the
+ * lock. {@link VnaLock} wakes a signalled waiter at the release instead ("Wake on release" there),
+ * and the woken thread then takes the lock as any other thread does, by its fast path or through
+ * a queue. Between the signal and that acquisition it is in no queue of the lock, so the signal
+ * counts it among the lock's waiting threads ({@code queued}, which {@code getQueueLength()}
+ * reports and which makes releases take the contended path) and links it here, for
+ * {@code hasQueuedThread} and {@code getQueuedThreads}; its re-acquisition unlinks it, holding the
+ * lock again. A signalled thread that finds the lock held queues without counting itself again,
+ * so {@code queued} counts it once throughout; the thread lists of this class and of the lock's
+ * queues are merged by identity.
+ *
+ * <p><b>Protocol.</b> Only owners of the lock write the list, so the lock orders every write and a
+ * plain {@code prev} link serves the O(1) unlink. Monitoring readers hold nothing: they read
+ * {@code head} and the {@code next} links with acquire loads, which owners write with release
+ * stores after the node's other fields. Nodes are pushed at the head and a node is linked once in
+ * its life (every await makes a new waiter), so following {@code next} from any node reaches only
+ * nodes linked before it: a reader's walk ends, even across nodes unlinked while it walks (it may
+ * then report a thread that has just acquired, as {@code ReentrantLock}'s snapshot may).
+ *
+ * <p>Properties: no allocation (the condition's waiter is the node), no atomic instruction; a
+ * signal and a re-acquisition each add a few plain and release stores to the owner's critical
+ * section.
+ */
+final class SignalledWaiters {
+
+    /** The latest signalled waiter still to re-acquire, or null. Written by owners only. */
+    private VnaCondition.Waiter head; // HEAD
+
+    /** Links a waiter just signalled; called by the owner. */
+    void add(VnaCondition.Waiter w) {
+        VnaCondition.Waiter h = head;
+        w.transitPrev = null;
+        VnaCondition.Waiter.TRANSIT_NEXT.setRelease(w, h);
+        if (h != null) {
+            h.transitPrev = w;
+        }
+        w.inTransit = true;
+        HEAD.setRelease(this, w);
+    }
+
+    /** Unlinks {@code w} if it is linked; called by {@code w}'s thread once it holds the lock again. */
+    void remove(VnaCondition.Waiter w) {
+        if (!w.inTransit) {
+            return;
+        }
+        w.inTransit = false;
+        VnaCondition.Waiter prev = w.transitPrev;
+        VnaCondition.Waiter next = (VnaCondition.Waiter) VnaCondition.Waiter.TRANSIT_NEXT.getAcquire(w);
+        if (next != null) {
+            next.transitPrev = prev;
+        }
+        if (prev == null) {
+            HEAD.setRelease(this, next);
+        } else {
+            VnaCondition.Waiter.TRANSIT_NEXT.setRelease(prev, next);
+        }
+        w.transitPrev = null; // w's next stays: a reader standing on w walks on to older nodes
+    }
+
+    /** Adds the signalled threads to {@code threads}, except those already there; a snapshot. */
+    void addThreadsTo(List<Thread> threads) {
+        for (VnaCondition.Waiter w = first(); w != null; w = next(w)) {
+            if (!threads.contains(w.thread)) {
+                threads.add(w.thread);
+            }
+        }
+    }
+
+    /** Whether {@code thread} is a signalled thread that does not hold the lock yet; a snapshot. */
+    boolean contains(Thread thread) {
+        for (VnaCondition.Waiter w = first(); w != null; w = next(w)) {
+            if (w.thread == thread) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private VnaCondition.Waiter first() {
+        return (VnaCondition.Waiter) HEAD.getAcquire(this);
+    }
+
+    private static VnaCondition.Waiter next(VnaCondition.Waiter w) {
+        return (VnaCondition.Waiter) VnaCondition.Waiter.TRANSIT_NEXT.getAcquire(w);
+    }
+
+    private static final VarHandle HEAD;
+
+    static {
+        try {
+            HEAD = MethodHandles.lookup().findVarHandle(SignalledWaiters.class, "head", VnaCondition.Waiter.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+}
