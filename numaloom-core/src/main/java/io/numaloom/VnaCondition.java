@@ -15,9 +15,13 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p><b>Protocol.</b> The wait queue is a singly linked list guarded by the lock: {@code await}
  * appends while holding it, {@code signal} removes from the head while holding it. A waiter's
- * state moves WAITING -> SIGNALLED (by {@code signal}) or WAITING -> CANCELLED (by its own
+ * state moves WAITING -> SIGNALLING (by {@code signal}) or WAITING -> CANCELLED (by its own
  * timeout or interrupt); both are CASes, so exactly one wins and a signal is never spent on a
- * waiter that already gave up: {@code signal} keeps removing until a CAS succeeds. A cancelled
+ * waiter that already gave up: {@code signal} keeps removing until a CAS succeeds. The signaller
+ * then hands the waiter to the lock ({@link ConditionLock#deferWake}, which counts it as queued)
+ * and sets SIGNALLED; a waiter that wakes early (a timeout) in between waits out those few
+ * stores of a running signaller without parking, so that it re-acquires knowing what the lock
+ * counted. A cancelled
  * waiter may still be linked; it unlinks itself after it has re-acquired the lock. The waiter
  * parks only while its state is WAITING, so an unpark that precedes the park is not lost. A
  * signalled waiter is unparked when the signaller releases the lock, not at the signal
@@ -31,6 +35,8 @@ final class VnaCondition implements Condition {
     private static final int WAITING = 0;
     private static final int SIGNALLED = 1;
     private static final int CANCELLED = 2;
+    /** Signalled, while the signaller hands it to the lock; SIGNALLED next. */
+    private static final int SIGNALLING = 3;
 
     /** How an await ends, for the interrupt rules of the Condition contract. */
     private static final int NORMAL = 0;
@@ -65,7 +71,22 @@ final class VnaCondition implements Condition {
         boolean inTransit;
 
         boolean signal() {
-            return STATE.compareAndSet(this, WAITING, SIGNALLED);
+            return STATE.compareAndSet(this, WAITING, SIGNALLING);
+        }
+
+        /** Called by the signaller once the lock has taken the waiter in hand. */
+        void signalled() {
+            STATE.setVolatile(this, SIGNALLED);
+        }
+
+        /**
+         * Called by the waiting thread after its wait ended, before it re-acquires: waits out a
+         * signaller that has yet to finish handing it to the lock.
+         */
+        void awaitSignalComplete() {
+            for (int spins = 0; (int) STATE.getVolatile(this) == SIGNALLING; spins++) {
+                VnaLock.pauseBriefly(spins);
+            }
         }
 
         boolean cancel() {
@@ -244,7 +265,9 @@ final class VnaCondition implements Condition {
         for (Waiter w; (w = first) != null; ) {
             dequeueFirst(w);
             if (w.signal()) {
-                if (!lock.deferWake(w)) {
+                boolean deferred = lock.deferWake(w);
+                w.signalled();
+                if (!deferred) {
                     LockSupport.unpark(w.thread);
                 }
                 if (!all) {

@@ -1427,6 +1427,7 @@ public class VnaLock extends ConditionLock implements Lock {
     @Override
     void reacquire(int saved, VnaCondition.Waiter waiter) {
         Thread me = Thread.currentThread();
+        waiter.awaitSignalComplete();
         boolean signalled = waiter.inTransit; // then its signal counted it in queued (see deferWake)
         if (tryAcquireFree()) {
             owner = me;

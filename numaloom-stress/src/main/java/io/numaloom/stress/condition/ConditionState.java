@@ -118,10 +118,12 @@ public abstract class ConditionState {
     }
 
     /**
-     * Takes and releases the lock twice, counting under it: a third thread that contends while a signal
-     * queues the waiter for the lock (a transfer to the lock's queue) and the signaller releases it.
+     * {@link #signalReady()}, then takes and releases the lock twice more at once, counting under it: the
+     * signaller barges back while the waiter it signalled (counted as queued for the lock since the signal)
+     * wakes and re-acquires.
      */
-    public void bargeTwice() {
+    public void signalThenBargeTwice() {
+        signalReady();
         for (int i = 0; i < 2; i++) {
             lock.lock();
             try {
@@ -132,7 +134,7 @@ public abstract class ConditionState {
         }
     }
 
-    /** {@link #arbitrateResidue}, and in r3 the count of {@link #bargeTwice} (2 unless exclusion failed). */
+    /** {@link #arbitrateResidue}, and in r3 the count of {@link #signalThenBargeTwice} (2 unless exclusion failed). */
     public void arbitrateBargedAndResidue(IIII_Result r) {
         arbitrateResidue(r);
         lock.lock();

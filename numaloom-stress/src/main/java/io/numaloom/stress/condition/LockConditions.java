@@ -25,10 +25,11 @@ import static org.openjdk.jcstress.annotations.Expect.FORBIDDEN;
  *     write. r1 = waiter's hold count after, r2 = value it saw, r3 = 1 if the signaller got the lock.
  * <li>{@code TimedAwaitRace}: {@code awaitNanos(5 us)} times out while the signal arrives; whichever wins, the
  *     waiter returns holding the lock once. r1 = hold count after, r2 = predicate seen.
- * <li>{@code SignalAmidBarging}: {@code SignalRacingAwait} with a third thread that takes the lock twice meanwhile,
- *     so that the signal queues the waiter for the lock (VnaLock transfers it to its queue, as
- *     {@code ReentrantLock} does) while another thread contends and barges. r1, r2 as in
- *     {@code SignalRacingAwait}; r3 = the third thread's count under the lock (2).
+ * <li>{@code SignalAmidBarging}: {@code SignalRacingAwait} where the signaller, right after its signal, takes
+ *     the lock twice more: the signal counts the waiter as queued for the lock (as {@code ReentrantLock}
+ *     does), and the woken waiter re-acquires against the signaller barging back, by the fast path or by
+ *     queueing without being counted twice. r1, r2 as in {@code SignalRacingAwait}; r3 = the signaller's
+ *     count under the lock after its signal (2); r4 = the residue, a registration left behind included.
  * </ul>
  * Waits that must end are bounded (10 s), so that a lost wake-up fails a test instead of hanging the run.
  */
@@ -54,39 +55,36 @@ public final class LockConditions {
     static final class RacingTimedAwait {}
 
     @Outcome(id = {"0, 1, 2, 0", "1, 1, 2, 0"}, expect = ACCEPTABLE,
-            desc = "The waiter found the predicate set, or waited and was woken; the third thread counted twice; all clean.")
+            desc = "The waiter found the predicate set, or waited and was woken; the signaller counted twice; all clean.")
     @Outcome(id = "2, .*", expect = FORBIDDEN, desc = "The waiter waited 10 s in vain: the signal was lost.")
     @Outcome(expect = FORBIDDEN,
-            desc = "A wrong hold count, a lost count of the third thread (exclusion), or a lock/condition left unclean.")
+            desc = "A wrong hold count, a lost count (exclusion), or a lock/condition left unclean.")
     static final class SignalAmidBargingGrading {}
 
     @JCStressTest
     @JCStressMeta(SignalAmidBargingGrading.class)
-    @Description("VnaLock per node: a signalled waiter queued for the lock while a third thread barges")
+    @Description("VnaLock per node: a signalled waiter re-acquires while its signaller barges back")
     public static class PerNodeSignalAmidBarging {
         @Actor public void waiter(ConditionState.PerNode s, IIII_Result r) { s.awaitReady(r); }
-        @Actor public void signaller(ConditionState.PerNode s) { s.signalReady(); }
-        @Actor public void barger(ConditionState.PerNode s) { s.bargeTwice(); }
+        @Actor public void signaller(ConditionState.PerNode s) { s.signalThenBargeTwice(); }
         @Arbiter public void arbiter(ConditionState.PerNode s, IIII_Result r) { s.arbitrateBargedAndResidue(r); }
     }
 
     @JCStressTest
     @JCStressMeta(SignalAmidBargingGrading.class)
-    @Description("VnaLock per socket: a signalled waiter queued for the lock while a third thread barges")
+    @Description("VnaLock per socket: a signalled waiter re-acquires while its signaller barges back")
     public static class PerSocketSignalAmidBarging {
         @Actor public void waiter(ConditionState.PerSocket s, IIII_Result r) { s.awaitReady(r); }
-        @Actor public void signaller(ConditionState.PerSocket s) { s.signalReady(); }
-        @Actor public void barger(ConditionState.PerSocket s) { s.bargeTwice(); }
+        @Actor public void signaller(ConditionState.PerSocket s) { s.signalThenBargeTwice(); }
         @Arbiter public void arbiter(ConditionState.PerSocket s, IIII_Result r) { s.arbitrateBargedAndResidue(r); }
     }
 
     @JCStressTest
     @JCStressMeta(SignalAmidBargingGrading.class)
-    @Description("ReentrantLock (control): a signalled waiter queued for the lock while a third thread barges")
+    @Description("ReentrantLock (control): a signalled waiter re-acquires while its signaller barges back")
     public static class ReentrantLockSignalAmidBarging {
         @Actor public void waiter(ConditionState.Reentrant s, IIII_Result r) { s.awaitReady(r); }
-        @Actor public void signaller(ConditionState.Reentrant s) { s.signalReady(); }
-        @Actor public void barger(ConditionState.Reentrant s) { s.bargeTwice(); }
+        @Actor public void signaller(ConditionState.Reentrant s) { s.signalThenBargeTwice(); }
         @Arbiter public void arbiter(ConditionState.Reentrant s, IIII_Result r) { s.arbitrateBargedAndResidue(r); }
     }
 

@@ -130,6 +130,16 @@ class ConditionConformanceTest {
         }
     }
 
+    /** Whether a thread waits on {@link #condition}, asked holding the lock (as hasWaiters requires). */
+    private boolean waitsOnCondition() {
+        lock.lock();
+        try {
+            return lock.hasWaiters(condition);
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private void assertUsable() throws InterruptedException {
         assertTrue(lock.tryLock(PATIENCE.toMillis(), MILLISECONDS), "lock could not be taken again");
         lock.unlock();
@@ -660,6 +670,9 @@ class ConditionConformanceTest {
         }
         waiter.assertStillWaiting("the predicate is false");
         signalUnderLock(false);
+        // Back in await before the second signal: on a busy machine the woken waiter may not have re-acquired
+        // yet, and a signal sent before it waits again would find nobody (with any lock).
+        eventually("the waiter returned once and waits again", () -> returns.get() == 1 && waitsOnCondition());
         waiter.assertStillWaiting("the predicate is still false");
         lock.lock();
         try {
