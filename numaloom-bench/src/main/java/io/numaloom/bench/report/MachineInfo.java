@@ -3,6 +3,7 @@ package io.numaloom.bench.report;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.numaloom.bench.result.MachineStalls;
+import io.numaloom.bench.result.Session;
 import io.numaloom.topology.CurrentCpu;
 import io.numaloom.topology.Topology;
 
@@ -29,20 +30,47 @@ import java.util.List;
  * @param javaHome     the JDK's home
  * @param benchJvmArgs the bench JVM's arguments (the measured JVMs' are in the configuration)
  * @param jmh          the JMH version
- * @param stalls       how long the machine took a CPU away from spinning threads before the first point; null if
- *                     not measured
+ * @param stalls       how long the machine took a CPU away from spinning threads before the run's first point (its
+ *                     first session's probe, which a {@code --resume} keeps); null if not measured
  * @param timerFloorNs the shortest step between two consecutive {@code System.nanoTime()} readings here, ns: a
  *                     latency within twice this is the timer's floor, not a measurement; null if not measured
+ * @param sessions     every session of the run, in order: its start and each {@code --resume}, with its own start, load
+ *                     and stall probe; null in files written before sessions were recorded (see {@link #sessionsOrFirst})
  */
 public record MachineInfo(String host, String cpuModel, int cpus, int nodes, String topology, String cpuSource,
                           String memory, String os, String jdk, String javaHome, List<String> benchJvmArgs, String jmh,
-                          MachineStalls stalls, Long timerFloorNs) {
+                          MachineStalls stalls, Long timerFloorNs, List<Session> sessions) {
 
     public static final String FILE = "machine.json";
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
-    /** This machine, now, with the stalls measured before the first point (null if none were). */
+    /** This machine, now, with the stalls measured before the first point (null if none were), and no sessions. */
     public static MachineInfo collect(MachineStalls stalls) {
+        return collect(stalls, null);
+    }
+
+    /**
+     * This machine, now, for a run measured in {@code sessions}: {@link #stalls} is the first session's probe, so that a
+     * resumed run keeps the probe it started with beside the others.
+     */
+    public static MachineInfo collect(List<Session> sessions) {
+        return collect(sessions.isEmpty() ? null : sessions.getFirst().stalls(), List.copyOf(sessions));
+    }
+
+    /**
+     * The sessions of the run: {@link #sessions}, or, in a file written before sessions were recorded, one session 1 with
+     * {@link #stalls} and nothing else known.
+     */
+    public List<Session> sessionsOrFirst() {
+        return sessions != null && !sessions.isEmpty() ? sessions : List.of(new Session(1, null, stalls, null, cpus));
+    }
+
+    /** Session {@code number} of {@link #sessionsOrFirst}, or null where there is none. */
+    public Session session(int number) {
+        return sessionsOrFirst().stream().filter(s -> s.number() == number).findFirst().orElse(null);
+    }
+
+    private static MachineInfo collect(MachineStalls stalls, List<Session> sessions) {
         Topology topology = Topology.current();
         return new MachineInfo(readHostName(), readCpuModel(), Runtime.getRuntime().availableProcessors(), topology.nodeCount(),
                 topology.toString(), CurrentCpu.source() + ": " + CurrentCpu.sourceReason(), readMemTotal(),
@@ -50,7 +78,7 @@ public record MachineInfo(String host, String cpuModel, int cpus, int nodes, Str
                 System.getProperty("java.vendor") + " " + System.getProperty("java.vm.name") + " "
                         + System.getProperty("java.runtime.version"),
                 System.getProperty("java.home"), ManagementFactory.getRuntimeMXBean().getInputArguments(), readJmhVersion(),
-                stalls, measureTimerFloorNs());
+                stalls, measureTimerFloorNs(), sessions);
     }
 
     /**

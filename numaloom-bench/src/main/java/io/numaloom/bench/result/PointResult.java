@@ -78,13 +78,16 @@ import java.util.List;
  * @param signalToLockP50Ns    median time from a signal to the signalled thread holding the lock again, ns; null where
  *                             none was counted or no thread waited
  * @param signalToLockP99Ns    its 99th percentile, ns
+ * @param session              the session of the run that measured the point (1 for the run's first, 2 for its first
+ *                             {@code --resume}, and so on; see {@link Session}); null in rows written before sessions
+ *                             were recorded, which are the first session's
  */
 @JsonPropertyOrder({"bench", "title", "workload", "lock", "threads", "threadType", "carriers", "remotePenaltyNs",
         "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow", "opsPerMsCiHigh", "timeMs",
         "timeMsCiLow", "timeMsCiHigh", "jain", "minMaxRatio", "latencyP50Ns", "latencyP99Ns", "latencyP999Ns",
         "latencyMaxNs", "pairedP99Ns", "handoffs", "localHandoffFraction", "foreignAcquisitionFraction", "migrationsPerOp", "slowPathsPerOp", "queuedPerOp", "parksPerOp",
         "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error", "placement", "cpuSource",
-        "fingerprint", "startedAt", "seconds", "futileWakeupsPerOp", "signalToLockP50Ns", "signalToLockP99Ns"})
+        "fingerprint", "startedAt", "seconds", "futileWakeupsPerOp", "signalToLockP50Ns", "signalToLockP99Ns", "session"})
 public record PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
                           int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
                           Double opsPerMs, Double opsPerMsCiLow, Double opsPerMsCiHigh,
@@ -97,7 +100,29 @@ public record PointResult(String bench, String title, String workload, String lo
                           String status, String error, String placement, String cpuSource,
                           String fingerprint, String startedAt, double seconds,
                           Double foreignAcquisitionFraction, Double migrationsPerOp, Long pairedP99Ns,
-                          Double futileWakeupsPerOp, Long signalToLockP50Ns, Long signalToLockP99Ns) {
+                          Double futileWakeupsPerOp, Long signalToLockP50Ns, Long signalToLockP99Ns, Integer session) {
+
+    /** A row without its session (set by {@link #withSession}). */
+    public PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
+                       int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
+                       Double opsPerMs, Double opsPerMsCiLow, Double opsPerMsCiHigh,
+                       Double timeMs, Double timeMsCiLow, Double timeMsCiHigh,
+                       Double jain, Double minMaxRatio,
+                       Long latencyP50Ns, Long latencyP99Ns, Long latencyP999Ns, Long latencyMaxNs,
+                       Long handoffs, Double localHandoffFraction,
+                       Double slowPathsPerOp, Double queuedPerOp, Double parksPerOp, Double unparksPerOp,
+                       Long reservations, Long yields, Double bytesPerOp, Long retainedBytes,
+                       String status, String error, String placement, String cpuSource,
+                       String fingerprint, String startedAt, double seconds,
+                       Double foreignAcquisitionFraction, Double migrationsPerOp, Long pairedP99Ns,
+                       Double futileWakeupsPerOp, Long signalToLockP50Ns, Long signalToLockP99Ns) {
+        this(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs, topology, forks, rounds,
+                opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow, timeMsCiHigh, jain, minMaxRatio,
+                latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction, slowPathsPerOp,
+                queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error,
+                placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction, migrationsPerOp,
+                pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, null);
+    }
 
     /** A row without condition waits. */
     public PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
@@ -150,7 +175,7 @@ public record PointResult(String bench, String title, String workload, String lo
             "migrationsPerOp", "slowPathsPerOp",
             "queuedPerOp", "parksPerOp", "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error",
             "placement", "cpuSource", "fingerprint", "startedAt", "seconds", "futileWakeupsPerOp", "signalToLockP50Ns",
-            "signalToLockP99Ns");
+            "signalToLockP99Ns", "session");
 
     /** The row's key within its run: {@code bench/lock/threads}. */
     public String key() {
@@ -159,6 +184,21 @@ public record PointResult(String bench, String title, String workload, String lo
 
     public boolean ok() {
         return OK.equals(status);
+    }
+
+    /** The session that measured the point: {@link #session()}, or 1 for a row written before sessions were recorded. */
+    public int sessionOrFirst() {
+        return session == null ? 1 : session;
+    }
+
+    /** This row, measured in session {@code number} of its run. */
+    public PointResult withSession(int number) {
+        return new PointResult(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs, topology, forks,
+                rounds, opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow, timeMsCiHigh, jain,
+                minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction,
+                slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes,
+                status, error, placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction,
+                migrationsPerOp, pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, number);
     }
 
     /**
@@ -278,7 +318,7 @@ public record PointResult(String bench, String title, String workload, String lo
                 topology, forks, rounds, opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow,
                 timeMsCiHigh, jain, minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, pairedP99Ns, handoffs,
                 localHandoffFraction, foreignAcquisitionFraction, migrationsPerOp, slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error, placement, cpuSource, fingerprint, startedAt, seconds,
-                futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns);
+                futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, session);
     }
 
     /** The row as one CSV line (RFC 4180 quoting), without the line break. */

@@ -13,6 +13,7 @@ import io.numaloom.bench.result.MachineStalls;
 import io.numaloom.bench.result.PointResult;
 import io.numaloom.bench.result.ResultStore;
 import io.numaloom.bench.result.ResultsDirectory;
+import io.numaloom.bench.result.Session;
 import io.numaloom.bench.workloads.LoopbackServer;
 
 import java.io.IOException;
@@ -50,6 +51,9 @@ import java.util.stream.Stream;
  * {@code failed} and its reason, and the run goes on. With {@code resume}, the configuration must be the
  * one the run started with (else the run is refused, naming the first difference); points that already
  * have an {@code ok} row with the same bench fingerprint are skipped; failed ones are measured again.
+ * Each start or resume of a run is a {@link Session}: {@code machine.json} lists them all (start, load average,
+ * stall probe) and every row names the session that measured it, so that the report compares only points of one
+ * session.
  *
  * <p>A run is stopped (Ctrl-C) from another thread: {@link #stop()} ends it between points, and
  * {@link #abandon()} waits for that, then writes the report and cleans up. The point in progress is not
@@ -266,13 +270,24 @@ public final class BenchRunner {
             return points(config).stream()
                     .flatMap(p -> rows.stream().filter(r -> r.key().equals(p.key())).limit(1)).toList();
         }
+        List<Session> sessions = new ArrayList<>(resume ? earlierSessions(firstStarted) : List.of());
         Files.writeString(out.resolve(ResultsDirectory.CONFIG_FILE), config.effective().toPrettyString() + "\n");
+        Instant sessionStarted = Instant.now();
+        Double load = Session.loadAverageNow(); // before the probe, whose spinning threads would count
         MachineStalls stalls = executor.probeStalls();
         if (stalls != null) {
             listener.notice("machine stalls: " + stalls.describe()
                     + " (acquire waits shorter than that may be the machine's, not the lock's)");
         }
-        MachineInfo.collect(stalls).writeTo(out);
+        Session session = new Session(sessions.size() + 1, sessionStarted.truncatedTo(ChronoUnit.SECONDS).toString(), stalls,
+                load, Runtime.getRuntime().availableProcessors());
+        if (session.number() > 1) {
+            listener.notice("this is " + session.brief() + " of the run; earlier: "
+                    + String.join("; ", sessions.stream().map(Session::brief).toList())
+                    + ". Points are compared only with points of their own session; the report marks the others");
+        }
+        sessions.add(session);
+        MachineInfo.collect(sessions).writeTo(out);
         ResultStore store = ResultStore.open(out);
         List<Point> points = points(config);
         List<Point> todo = new ArrayList<>();
@@ -303,7 +318,7 @@ public final class BenchRunner {
             Duration eta = finished == 0 ? null
                     : Duration.ofMillis((long) (measuredSeconds / finished * (todo.size() - finished) * 1000));
             listener.pointStarted(point, ordinal, points.size(), elapsed, eta);
-            PointResult row = measure(point, store);
+            PointResult row = measure(point, store).withSession(session.number());
             if (stopped() || !row.ok() && stopRequested.await(stopGrace.toMillis(), TimeUnit.MILLISECONDS)) {
                 break; // cut short by the stop: --resume measures it
             }
@@ -322,6 +337,28 @@ public final class BenchRunner {
         deleteRecursively(out.resolve("work")); // each point removed its own; what is left is the class caches
         renderReport();
         return doneRows(points, store);
+    }
+
+    /**
+     * The sessions a resumed run had before this one, from its {@code machine.json}; a directory written before sessions
+     * were recorded had one, whose probe is that file's and whose start is the run's ({@code firstStarted}). None where
+     * the directory holds neither a machine file nor a row (nothing was measured).
+     */
+    private List<Session> earlierSessions(Instant firstStarted) throws IOException {
+        MachineInfo before;
+        try {
+            before = MachineInfo.readFrom(out);
+        } catch (IOException e) {
+            before = null; // unreadable: what is known of the earlier sessions is their rows
+        }
+        if (before != null && before.sessions() != null && !before.sessions().isEmpty()) {
+            return before.sessions();
+        }
+        if (before == null && ResultStore.load(out).isEmpty()) {
+            return List.of();
+        }
+        return List.of(new Session(1, firstStarted == null ? null : firstStarted.truncatedTo(ChronoUnit.SECONDS).toString(),
+                before == null ? null : before.stalls(), null, before == null ? 0 : before.cpus()));
     }
 
     /** Whether {@code run.json} says the run finished and every point has an {@code ok} row of its bench. */
