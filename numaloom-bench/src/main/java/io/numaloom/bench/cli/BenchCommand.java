@@ -7,6 +7,7 @@ import io.numaloom.bench.config.ConfigException;
 import io.numaloom.bench.config.ConfigReader;
 import io.numaloom.bench.config.Field;
 import io.numaloom.bench.locks.KeyedSchemes;
+import io.numaloom.bench.report.Recommendation;
 import io.numaloom.bench.report.Report;
 import io.numaloom.bench.report.Summary;
 import io.numaloom.bench.result.PointResult;
@@ -163,9 +164,24 @@ final class BenchCommand {
             out.print(summary);
         }
         long failed = rows.stream().filter(r -> !r.ok()).count();
-        out.printf("%n%d points, %d failed, in %s. Report: %s%n", rows.size(), failed,
-                ConsoleProgress.format(Duration.ofNanos(System.nanoTime() - t0)), outDir.resolve(Report.INDEX));
+        out.println();
+        out.print(lastBlock(outDir, config, rows, String.format("%d points, %d failed, in %s. Report: %s", rows.size(), failed,
+                ConsoleProgress.format(Duration.ofNanos(System.nanoTime() - t0)), outDir.resolve(Report.INDEX))));
         return failed == 0 ? Main.OK : Main.POINTS_FAILED;
+    }
+
+    /**
+     * The last block of a run's output, at most {@link Recommendation#MAX_LINES} + 1 lines: the verdict of the results
+     * folder (as the top of its {@code index.html} reads it) and {@code closing}.
+     */
+    static String lastBlock(Path outDir, BenchConfig config, List<PointResult> rows, String closing) {
+        Recommendation verdict;
+        try {
+            verdict = Recommendation.read(outDir);
+        } catch (IOException | RuntimeException e) {
+            verdict = Recommendation.of(config, rows, null); // the folder could not be read back: this run's rows
+        }
+        return verdict.text() + closing + System.lineSeparator();
     }
 
     /**
@@ -267,9 +283,11 @@ final class BenchCommand {
                 JVMs, and writes into DIR (default results/<timestamp>/):
                   results.csv, results.json  one row per point, written as each point finishes
                   <bench id>.png, .svg       throughput (or time) against threads, one line per lock, 95% CI bands
-                  index.html                 who won, plots, tables, machine, JVM flags and the configuration
+                  index.html                 the verdict, who won, plots, tables, machine, JVM flags and the
+                                             configuration
                   summary.csv                each lock / unfair ReentrantLock per bench and thread count
-                  config.json, machine.json  the effective configuration and the machine
+                  config.json, machine.json  the effective configuration; the machine and the run's sessions
+                                             (its start and each --resume: start, load, stall probe)
                   logs/                      JMH's output per point
 
                 Options:
@@ -280,7 +298,9 @@ final class BenchCommand {
                   --resume       continue a run that was cut short: points with a result in DIR are skipped
                                  (without --out: the latest run under results/; without --config: the
                                  configuration that run started with). No run there: status 2, nothing
-                                 written; a run that finished with every point measured is left as it was
+                                 written; a run that finished with every point measured is left as it was.
+                                 Each resume is a new session of the run: every row names its session, and
+                                 points are compared only with points of the same session
                   --dry-run      validate the configuration and list its points, with the time they took
                                  in earlier runs under results/ if they all ran before; run nothing
 

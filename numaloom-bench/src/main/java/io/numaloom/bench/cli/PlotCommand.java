@@ -1,5 +1,6 @@
 package io.numaloom.bench.cli;
 
+import io.numaloom.bench.report.Recommendation;
 import io.numaloom.bench.report.Report;
 import io.numaloom.bench.result.ResultsDirectory;
 
@@ -8,7 +9,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** {@code ./numaloom plot RESULTS_DIR}: redraws the plots and report of a results directory. */
+/** {@code ./numaloom plot RESULTS_DIR}: redraws the plots and report of a results directory and prints its verdict. */
 final class PlotCommand {
     private PlotCommand() {}
 
@@ -19,7 +20,7 @@ final class PlotCommand {
 
                     Redraws the plots (<bench id>.png and .svg) and index.html of a results directory from its
                     config.json, results.json and machine.json, e.g. after a run was cut short, or to draw
-                    results copied from another machine.
+                    results copied from another machine, and prints its verdict (the run's last lines).
                     """);
             return Main.OK;
         }
@@ -38,6 +39,7 @@ final class PlotCommand {
         }
         try {
             Report.write(dir);
+            out.print(Recommendation.read(dir).text());
         } catch (IOException e) {
             err.println("numaloom plot: " + e.getMessage());
             return Main.ERROR;

@@ -20,14 +20,15 @@ final class Html {
             th{background:#f4f4f4} td.l,th.l{text-align:left}
             tr.failed td{background:#fff0f0}
             .muted{color:#666;font-size:.9em} .err{color:#b00}
-            ul.verdict{font-size:1.05em} .warn{background:#fff6e0;border-left:4px solid #e0a000;padding:.5em .8em}
+            ul.verdict{font-size:1.05em} ul.verdict code{white-space:pre} .warn{background:#fff6e0;border-left:4px solid #e0a000;padding:.5em .8em}
             img{max-width:100%;border:1px solid #eee}
             pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:.85em}
             nav a{margin-right:1em}
             """;
 
     static String render(BenchConfig config, String configText, List<Report.Section> sections,
-                         List<Summary.BenchSummary> summary, MachineInfo machine, JsonNode run) {
+                         List<Summary.BenchSummary> summary, Recommendation recommendation, MachineInfo machine,
+                         JsonNode run) {
         StringBuilder h = new StringBuilder(32_768);
         h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
                 .append("<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">")
@@ -44,7 +45,7 @@ final class Html {
         long failed = sections.stream().flatMap(s -> s.rows().stream()).filter(r -> !r.ok()).count();
         h.append(ok).append(" points measured").append(failed > 0 ? ", <span class=\"err\">" + failed + " failed</span>" : "")
                 .append(".</p>\n");
-        verdict(h, summary, machine, sections.stream().flatMap(s -> s.rows().stream()).toList());
+        verdict(h, summary, recommendation, machine, sections.stream().flatMap(s -> s.rows().stream()).toList());
         if (!config.description().isEmpty()) {
             h.append("<p>").append(esc(config.description())).append("</p>\n");
         }
@@ -107,19 +108,41 @@ final class Html {
         return h.toString();
     }
 
-    /** At the top: one line per lock over every bench, and the warning when the machine's stalls may decide points. */
-    private static void verdict(StringBuilder h, List<Summary.BenchSummary> summary, MachineInfo machine, List<PointResult> rows) {
-        List<Summary.Overall> overall = Summary.overall(summary);
-        if (overall.isEmpty()) {
+    /**
+     * At the top: the verdict, the same lines as the console's last block (every lock on the same points, what to use or
+     * a tie); the warning when the machine's stalls may decide points; then each lock over every point it measured.
+     */
+    private static void verdict(StringBuilder h, List<Summary.BenchSummary> summary, Recommendation recommendation,
+                                MachineInfo machine, List<PointResult> rows) {
+        if (rows.isEmpty()) {
             return;
         }
-        h.append("<h2 id=\"verdict\">Verdict</h2>\n<ul class=\"verdict\">");
-        for (Summary.Overall o : overall) {
-            h.append("<li>").append(esc(o.line())).append("</li>");
+        h.append("<h2 id=\"verdict\">Verdict</h2>\n<p>").append(esc(recommendation.header())).append("</p>\n");
+        if (!recommendation.lockLines().isEmpty()) {
+            h.append("<ul class=\"verdict\">");
+            for (String line : recommendation.lockLines()) {
+                h.append("<li><code>").append(esc(line.strip())).append("</code></li>");
+            }
+            h.append("</ul>\n");
         }
-        h.append("</ul>\n");
-        Summary.stallWarning(machine == null ? null : machine.stalls(), rows)
+        if (recommendation.use() != null) {
+            h.append("<p><b>").append(esc(recommendation.use())).append("</b></p>\n");
+        }
+        for (String note : recommendation.notes()) {
+            h.append(note.startsWith("⚠") ? "<p class=\"warn\">" : "<p class=\"muted\">").append(esc(note)).append("</p>\n");
+        }
+        Summary.stallWarningFor(machine, rows)
                 .ifPresent(w -> h.append("<p class=\"warn\">⚠ ").append(esc(w)).append("</p>\n"));
+        List<Summary.Overall> overall = Summary.overall(summary);
+        if (!overall.isEmpty()) {
+            h.append("<p class=\"muted\">Each lock over every point it measured. Locks measured different points, so ")
+                    .append("these lines do not rank locks against each other; the verdict above does, on the same points.</p>\n")
+                    .append("<ul class=\"muted\">");
+            for (Summary.Overall o : overall) {
+                h.append("<li>").append(esc(o.line())).append("</li>");
+            }
+            h.append("</ul>\n");
+        }
     }
 
     /** Each lock against its bench's baseline, per bench and thread count, with the one-line verdicts. */
@@ -148,13 +171,16 @@ final class Html {
                     String cell = line.cells().stream().filter(c -> c.threads() == t).findFirst().map(Summary::marked).orElse("");
                     h.append(td(cell));
                 }
-                h.append(td(Report.fixed(line.geometricMean(), 2))).append("</tr>\n");
+                h.append(td(Double.isNaN(line.geometricMean()) ? "" : Report.fixed(line.geometricMean(), 2))).append("</tr>\n");
             }
             h.append("</table>\n<ul>");
             for (Summary.LockLine line : s.locks()) {
                 h.append("<li>").append(esc(line.verdict())).append("</li>");
             }
             h.append("</ul>\n");
+            if (s.locks().stream().anyMatch(l -> l.cells().stream().anyMatch(Summary.Cell::spansSessions))) {
+                h.append("<p class=\"warn\">").append(esc(Summary.SESSIONS_NOTE)).append(".</p>\n");
+            }
         }
     }
 
@@ -204,7 +230,8 @@ final class Html {
         }
         boolean retained = s.rows().stream().anyMatch(r -> r.retainedBytes() != null);
         h.append("<th>B/op</th>").append(retained ? "<th>retained</th>" : "");
-        h.append("<th>rounds</th><th class=\"l\">status</th></tr>\n");
+        boolean sessions = s.rows().stream().map(PointResult::sessionOrFirst).distinct().count() > 1;
+        h.append("<th>rounds</th>").append(sessions ? "<th>session</th>" : "").append("<th class=\"l\">status</th></tr>\n");
         for (PointResult r : s.rows()) {
             h.append(r.ok() ? "<tr>" : "<tr class=\"failed\">")
                     .append(td(Integer.toString(r.threads()))).append("<td class=\"l\">").append(esc(r.lock())).append("</td>")
@@ -236,14 +263,21 @@ final class Html {
             if (retained) {
                 h.append(td(Report.bytes(r.retainedBytes())));
             }
-            h.append(td(Integer.toString(r.rounds())))
-                    .append("<td class=\"l\">").append(r.ok() ? "ok" : "<span class=\"err\">failed: " + esc(r.error()) + "</span>")
+            h.append(td(Integer.toString(r.rounds())));
+            if (sessions) {
+                h.append(td(Integer.toString(r.sessionOrFirst())));
+            }
+            h.append("<td class=\"l\">").append(r.ok() ? "ok" : "<span class=\"err\">failed: " + esc(r.error()) + "</span>")
                     .append("</td></tr>\n");
         }
         h.append("</table>\n");
         if (s.rows().stream().anyMatch(r -> r.opsPerMsCiLow() != null && r.opsPerMsCiLow() < 0)) {
             h.append("<p class=\"muted\">0* in the 95% CI column: the interval's lower bound fell below zero (few or very ")
                     .append("unequal rounds) and is shown clamped at 0, as throughput cannot be negative.</p>\n");
+        }
+        if (sessions) {
+            h.append("<p class=\"warn\">The points of this bench were measured in different sessions of a resumed run ")
+                    .append("(the machine section lists them): a point is compared only with points of its own session.</p>\n");
         }
         if (paired) {
             h.append("<p class=\"muted\">Paired: each point's rounds also ran a second server on <code>")
@@ -288,9 +322,21 @@ final class Html {
         row(h, "JMH", m.jmh());
         row(h, "Current CPU source", m.cpuSource());
         row(h, "Bench JVM flags", String.join(" ", m.benchJvmArgs()));
-        if (m.stalls() != null) {
-            row(h, "Stalls of the machine", m.stalls().describe() + ". Worst acquire waits shorter than the longest "
-                    + "stall may be the machine's, not the lock's.");
+        if (m.sessions() != null && m.sessions().size() > 1) {
+            for (io.numaloom.bench.result.Session s : m.sessions()) {
+                row(h, "Session " + s.number(), s.describe() + (s.number() == 1 ? " (the run's start)" : " (a --resume)"));
+            }
+            row(h, "Stalls of the machine", "per session, above. Worst acquire waits shorter than the longest stall of "
+                    + "their session may be the machine's, not the lock's.");
+        } else {
+            if (m.sessions() != null && m.sessions().size() == 1 && m.sessions().getFirst().loadAverage() != null) {
+                row(h, "Load at the start", String.format(java.util.Locale.ROOT, "%.2f (one-minute load average, %d CPUs)",
+                        m.sessions().getFirst().loadAverage(), m.sessions().getFirst().cpus()));
+            }
+            if (m.stalls() != null) {
+                row(h, "Stalls of the machine", m.stalls().describe() + ". Worst acquire waits shorter than the longest "
+                        + "stall may be the machine's, not the lock's.");
+            }
         }
         h.append("</table>\n<pre>").append(esc(m.topology())).append("</pre>\n");
     }

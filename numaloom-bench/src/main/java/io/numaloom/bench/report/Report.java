@@ -22,7 +22,7 @@ import java.util.Set;
 
 /**
  * The report of a results directory: a plot per bench ({@link Charts}), {@code summary.csv} ({@link Summary})
- * and {@code index.html} with who won, the plots, a table per bench, the machine, the measured JVMs' flags and the configuration. Everything is
+ * and {@code index.html} with the verdict ({@link Recommendation}, as the console's last block), who won, the plots, a table per bench, the machine, the measured JVMs' flags and the configuration. Everything is
  * drawn from the files of the directory ({@code config.json}, {@code results.json}, {@code machine.json},
  * {@code run.json}), so {@code ./numaloom plot DIR} redraws it at any time, also for a run cut short.
  */
@@ -61,7 +61,8 @@ public final class Report {
         }
         List<Summary.BenchSummary> summary = Summary.of(config, rows);
         Summary.writeCsv(dir, summary);
-        Files.writeString(dir.resolve(INDEX), Html.render(config, configText, sections, summary, machine, run));
+        Recommendation recommendation = Recommendation.of(config, rows, machine);
+        Files.writeString(dir.resolve(INDEX), Html.render(config, configText, sections, summary, recommendation, machine, run));
     }
 
     /** A bench's part of the report. */

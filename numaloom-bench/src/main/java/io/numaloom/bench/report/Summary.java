@@ -20,9 +20,14 @@ import java.util.stream.Collectors;
  * Who won: per bench, each lock's throughput as a ratio to the bench's baseline at each thread count (unfair
  * {@code ReentrantLock}; for the {@code keyed} workload, what applications hand-write: a
  * {@code ConcurrentHashMap} of {@code ReentrantLock}s), a verdict per point (faster or slower only where the
- * two 95% confidence intervals do not overlap, else tied) and a one-line verdict per lock. Printed at the end of
- * a run, shown at the top of {@code index.html} and written to {@code summary.csv}, which also holds, per point,
- * the lock's worst acquire wait as a ratio to the baseline's. A bench without its baseline lock has no summary.
+ * two 95% confidence intervals do not overlap, else tied) and a one-line verdict per lock. Printed near the end of
+ * a run (before {@link Recommendation}, the last block), shown in {@code index.html} and written to
+ * {@code summary.csv}, which also holds, per point, the lock's worst acquire wait as a ratio to the baseline's. A
+ * bench without its baseline lock has no summary.
+ *
+ * <p>A ratio whose two points were measured in different sessions of a resumed run ({@link Cell#spansSessions()}) is
+ * shown in brackets and left out of every verdict and geometric mean: the two points ran hours apart, perhaps under
+ * another load.
  */
 public final class Summary {
     /** The lock every other is compared with, except in keyed benches. */
@@ -44,14 +49,30 @@ public final class Summary {
     /**
      * One lock at one thread count against the baseline at the same thread count.
      *
-     * @param worstWaitRatio the lock's longest acquire wait over the baseline's, in the measured rounds; null
-     *                       where either was not recorded
+     * @param worstWaitRatio  the lock's longest acquire wait over the baseline's, in the measured rounds; null
+     *                        where either was not recorded
+     * @param session         the session of the run that measured the lock's point ({@link PointResult#sessionOrFirst})
+     * @param baselineSession the session that measured the baseline's point
      */
     public record Cell(int threads, double opsPerMs, double baselineOpsPerMs, double ratio, Verdict verdict,
-                       Double worstWaitRatio) {}
+                       Double worstWaitRatio, int session, int baselineSession) {
+        /** Whether the two points were measured in different sessions: such a ratio is shown, never counted. */
+        public boolean spansSessions() {
+            return session != baselineSession;
+        }
+    }
 
-    /** A lock's cells in one bench, and its one-line verdict. */
-    public record LockLine(String lock, List<Cell> cells, double geometricMean, String verdict) {}
+    /**
+     * A lock's cells in one bench, and its one-line verdict.
+     *
+     * @param geometricMean over the cells of one session ({@link Cell#spansSessions()} false); NaN if there is none
+     */
+    public record LockLine(String lock, List<Cell> cells, double geometricMean, String verdict) {
+        /** The cells whose two points were measured in one session: those the verdict and the mean count. */
+        public List<Cell> compared() {
+            return cells.stream().filter(c -> !c.spansSessions()).toList();
+        }
+    }
 
     /** The summary of one bench, against {@code baseline}. */
     public record BenchSummary(String id, String title, String baseline, List<Integer> threads, List<LockLine> locks) {
@@ -100,7 +121,7 @@ public final class Summary {
                     }
                 }
                 if (!cells.isEmpty()) {
-                    double gm = geometricMean(cells);
+                    double gm = geometricMean(cells.stream().filter(c -> !c.spansSessions()).toList());
                     lines.add(new LockLine(lock, List.copyOf(cells), gm, verdict(lock, nameOf(baseline), cells, gm)));
                 }
             }
@@ -119,31 +140,56 @@ public final class Summary {
         }
         Double worstWait = r.latencyMaxNs() == null || base.latencyMaxNs() == null || base.latencyMaxNs() == 0 ? null
                 : (double) r.latencyMaxNs() / base.latencyMaxNs();
-        return new Cell(r.threads(), r.opsPerMs(), base.opsPerMs(), ratio, v, worstWait);
+        return new Cell(r.threads(), r.opsPerMs(), base.opsPerMs(), ratio, v, worstWait, r.sessionOrFirst(),
+                base.sessionOrFirst());
     }
 
+    /** The geometric mean of the cells' ratios; NaN for no cells. */
     static double geometricMean(List<Cell> cells) {
-        return Math.exp(cells.stream().mapToDouble(c -> Math.log(c.ratio())).average().orElse(0));
+        return Math.exp(cells.stream().mapToDouble(c -> Math.log(c.ratio())).average().orElse(Double.NaN));
     }
 
-    /** "VNA: 1.12x unfair ReentrantLock (geometric mean); faster at 8, 32 threads; tied at 1, 2". */
+    /**
+     * "VNA: 1.12x unfair ReentrantLock (geometric mean); faster at 8, 32 threads; tied at 1, 2 threads", or, where no
+     * point is faster or slower, "VNA: tied within noise with unfair ReentrantLock at 1, 2 threads (1.01x, geometric
+     * mean)"; a ratio across sessions is named as left out.
+     */
     static String verdict(String lock, String baselineName, List<Cell> cells, double geometricMean) {
-        StringBuilder sb = new StringBuilder(lock).append(": ")
-                .append(String.format(Locale.ROOT, "%.2fx", geometricMean)).append(' ').append(baselineName)
-                .append(" (geometric mean)");
-        for (Verdict v : Verdict.values()) {
-            List<String> at = cells.stream().filter(c -> c.verdict() == v).map(c -> Integer.toString(c.threads())).toList();
-            if (!at.isEmpty()) {
-                sb.append("; ").append(v.name().toLowerCase(Locale.ROOT)).append(" at ").append(String.join(", ", at))
-                        .append(at.size() == 1 && at.getFirst().equals("1") ? " thread" : " threads");
+        List<Cell> compared = cells.stream().filter(c -> !c.spansSessions()).toList();
+        List<Cell> across = cells.stream().filter(Cell::spansSessions).toList();
+        StringBuilder sb = new StringBuilder(lock).append(": ");
+        if (compared.isEmpty()) {
+            sb.append("not compared with ").append(baselineName);
+        } else if (compared.stream().allMatch(c -> c.verdict() == Verdict.TIED)) {
+            sb.append("tied within noise with ").append(baselineName).append(" at ").append(threads(compared))
+                    .append(String.format(Locale.ROOT, " (%.2fx, geometric mean)", geometricMean));
+        } else {
+            sb.append(String.format(Locale.ROOT, "%.2fx", geometricMean)).append(' ').append(baselineName)
+                    .append(" (geometric mean)");
+            for (Verdict v : Verdict.values()) {
+                List<Cell> at = compared.stream().filter(c -> c.verdict() == v).toList();
+                if (!at.isEmpty()) {
+                    sb.append("; ").append(v.name().toLowerCase(Locale.ROOT)).append(" at ").append(threads(at));
+                }
             }
+        }
+        if (!across.isEmpty()) {
+            sb.append("; left out at ").append(threads(across)).append(": measured in another session of the resumed run ")
+                    .append("than ").append(baselineName).append("'s point");
         }
         return sb.toString();
     }
 
+    /** "1 thread", "8, 32 threads". */
+    private static String threads(List<Cell> cells) {
+        List<String> at = cells.stream().map(c -> Integer.toString(c.threads())).toList();
+        return String.join(", ", at) + (at.size() == 1 && at.getFirst().equals("1") ? " thread" : " threads");
+    }
+
     /**
      * One lock across every bench that compares it with the same baseline: the geometric mean of its ratios over
-     * all those points, and its best and worst point.
+     * all those points, and its best and worst point. Locks measured different points (a bench names its own locks), so
+     * two locks' overall lines do not compare them with each other; {@link Recommendation} does, on common points.
      */
     public record Overall(String lock, String baselineName, int points, double geometricMean,
                           String bestPoint, double bestRatio, String worstPoint, double worstRatio) {
@@ -165,7 +211,7 @@ public final class Summary {
             for (LockLine line : s.locks()) {
                 String key = line.lock() + "\u0000" + s.baseline();
                 names.putIfAbsent(key, new String[] {line.lock(), s.baselineName()});
-                for (Cell c : line.cells()) {
+                for (Cell c : line.compared()) {
                     cells.computeIfAbsent(key, k -> new ArrayList<>()).add(c);
                     where.put(c, s.id() + " x" + c.threads());
                 }
@@ -189,27 +235,62 @@ public final class Summary {
      * Empty when there was no probe, no stall over {@link MachineStalls#STALL_NANOS}, or no such point.
      */
     public static Optional<String> stallWarning(MachineStalls stalls, List<PointResult> rows) {
-        if (stalls == null || stalls.stalls() == 0 || stalls.longestNs() <= 0) {
+        return stallWarning(r -> stalls, rows, s -> s.describe());
+    }
+
+    /**
+     * {@link #stallWarning(MachineStalls, List)} for a run of one or more sessions: each point is held against the probe
+     * of the session that measured it.
+     */
+    public static Optional<String> stallWarningFor(MachineInfo machine, List<PointResult> rows) {
+        if (machine == null) {
             return Optional.empty();
         }
+        boolean several = machine.sessionsOrFirst().size() > 1;
+        Map<MachineStalls, Integer> sessionOf = new java.util.IdentityHashMap<>();
+        machine.sessionsOrFirst().forEach(s -> {
+            if (s.stalls() != null) {
+                sessionOf.put(s.stalls(), s.number());
+            }
+        });
+        return stallWarning(r -> {
+            io.numaloom.bench.result.Session s = machine.session(r.sessionOrFirst());
+            return s == null ? null : s.stalls();
+        }, rows, s -> several ? "session " + sessionOf.get(s) + ", " + s.describe() : s.describe());
+    }
+
+    private static Optional<String> stallWarning(java.util.function.Function<PointResult, MachineStalls> stallsOf,
+                                                 List<PointResult> rows,
+                                                 java.util.function.Function<MachineStalls, String> describe) {
         List<PointResult> measured = rows.stream().filter(r -> r.ok() && r.latencyMaxNs() != null).toList();
-        List<PointResult> decided = measured.stream().filter(r -> 2 * stalls.longestNs() >= r.latencyMaxNs()).toList();
+        List<PointResult> decided = measured.stream().filter(r -> {
+            MachineStalls stalls = stallsOf.apply(r);
+            return stalls != null && stalls.stalls() > 0 && stalls.longestNs() > 0 && 2 * stalls.longestNs() >= r.latencyMaxNs();
+        }).toList();
         if (decided.isEmpty()) {
             return Optional.empty();
         }
+        MachineStalls longest = decided.stream().map(stallsOf)
+                .max(java.util.Comparator.comparingLong(MachineStalls::longestNs)).orElseThrow();
         String examples = decided.stream().limit(3).map(r -> r.bench() + " " + r.lock() + " x" + r.threads())
                 .collect(Collectors.joining(", "));
         return Optional.of(String.format(Locale.ROOT,
                 "This machine stalled threads that only spun for up to %.1f ms (%s). That is at least half of the worst wait "
                         + "of %d of %d points (%s%s): their worst waits (max) may be the machine's, not the lock's. "
                         + "Compare throughput ratios, and repeat the run on a quieter machine before reading a worst wait.",
-                stalls.longestNs() / 1e6, stalls.describe(), decided.size(), measured.size(), examples,
+                longest.longestNs() / 1e6, describe.apply(longest), decided.size(), measured.size(), examples,
                 decided.size() > 3 ? ", ..." : ""));
     }
 
-    /** A ratio with its mark: ▲ faster, ▼ slower (95% intervals apart), nothing when tied. */
+    /**
+     * A ratio with its mark: ▲ faster, ▼ slower (95% intervals apart), nothing when tied; in brackets, unmarked, where
+     * the two points were measured in different sessions.
+     */
     static String marked(Cell c) {
         String ratio = String.format(Locale.ROOT, "%.2f", c.ratio());
+        if (c.spansSessions()) {
+            return "[" + ratio + "]";
+        }
         return switch (c.verdict()) {
             case FASTER -> ratio + " ▲";
             case SLOWER -> ratio + " ▼";
@@ -217,16 +298,12 @@ public final class Summary {
         };
     }
 
-    /** The console form: each lock's overall line, then per bench a ratio table and the verdict lines. */
+    /**
+     * The console form: per bench a ratio table and the verdict lines. (Each lock over all its points, {@link #overall},
+     * is not printed: locks measured different points. {@link Recommendation} compares them on the same points.)
+     */
     public static String text(List<BenchSummary> summaries) {
         StringBuilder sb = new StringBuilder();
-        List<Overall> overall = overall(summaries);
-        if (!overall.isEmpty()) {
-            sb.append("Overall, every bench:").append(System.lineSeparator());
-            for (Overall o : overall) {
-                sb.append("  ").append(o.line()).append(System.lineSeparator());
-            }
-        }
         for (BenchSummary s : summaries) {
             if (s.locks().isEmpty()) {
                 continue;
@@ -250,9 +327,16 @@ public final class Summary {
             for (LockLine line : s.locks()) {
                 sb.append("  ").append(line.verdict()).append(System.lineSeparator());
             }
+            if (s.locks().stream().anyMatch(l -> l.cells().stream().anyMatch(Cell::spansSessions))) {
+                sb.append("  ").append(SESSIONS_NOTE).append(System.lineSeparator());
+            }
         }
         return sb.toString();
     }
+
+    /** What a ratio in brackets means, in the console and the report. */
+    static final String SESSIONS_NOTE = "[ ]: the two points were measured in different sessions of the resumed run "
+            + "(see machine.json): shown, but left out of every verdict and mean";
 
     private static String sixDigits(double v) {
         return new java.math.BigDecimal(v).round(new java.math.MathContext(6)).stripTrailingZeros().toPlainString();
@@ -265,19 +349,23 @@ public final class Summary {
 
     /**
      * Writes {@code summary.csv}: one row per lock and thread count, then one per lock with the geometric mean of the
-     * throughput ratios.
+     * throughput ratios. A ratio whose points two sessions measured has the verdict {@code sessions-differ} and is not
+     * in the mean; {@code session} and {@code baselineSession} say which.
      */
     public static void writeCsv(Path dir, List<BenchSummary> summaries) throws IOException {
-        StringBuilder sb = new StringBuilder("bench,lock,threads,opsPerMs,baselineOpsPerMs,ratio,verdict,worstWaitRatio\n");
+        StringBuilder sb = new StringBuilder(
+                "bench,lock,threads,opsPerMs,baselineOpsPerMs,ratio,verdict,worstWaitRatio,session,baselineSession\n");
         for (BenchSummary s : summaries) {
             for (LockLine line : s.locks()) {
                 for (Cell c : line.cells()) {
-                    sb.append(String.format(Locale.ROOT, "%s,%s,%d,%s,%s,%.4f,%s,%s%n", s.id(), line.lock(), c.threads(),
+                    sb.append(String.format(Locale.ROOT, "%s,%s,%d,%s,%s,%.4f,%s,%s,%d,%d%n", s.id(), line.lock(), c.threads(),
                             sixDigits(c.opsPerMs()), sixDigits(c.baselineOpsPerMs()), c.ratio(),
-                            c.verdict().name().toLowerCase(Locale.ROOT),
-                            c.worstWaitRatio() == null ? "" : String.format(Locale.ROOT, "%.4f", c.worstWaitRatio())));
+                            c.spansSessions() ? "sessions-differ" : c.verdict().name().toLowerCase(Locale.ROOT),
+                            c.worstWaitRatio() == null ? "" : String.format(Locale.ROOT, "%.4f", c.worstWaitRatio()),
+                            c.session(), c.baselineSession()));
                 }
-                sb.append(String.format(Locale.ROOT, "%s,%s,geomean,,,%.4f,,%n", s.id(), line.lock(), line.geometricMean()));
+                sb.append(Double.isNaN(line.geometricMean()) ? String.format(Locale.ROOT, "%s,%s,geomean,,,,,,,%n", s.id(), line.lock())
+                        : String.format(Locale.ROOT, "%s,%s,geomean,,,%.4f,,,,%n", s.id(), line.lock(), line.geometricMean()));
             }
         }
         Path tmp = dir.resolve(FILE + ".tmp");

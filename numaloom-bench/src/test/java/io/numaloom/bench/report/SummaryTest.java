@@ -62,10 +62,11 @@ class SummaryTest {
 
         Summary.writeCsv(dir, s);
         List<String> csv = Files.readAllLines(dir.resolve(Summary.FILE));
-        assertEquals("bench,lock,threads,opsPerMs,baselineOpsPerMs,ratio,verdict,worstWaitRatio", csv.getFirst());
-        assertTrue(csv.contains("rb,VNA,2,150,100,1.5000,faster,0.2500"), csv.toString());
-        assertTrue(csv.contains("rb,VNA,1,102,100,1.0200,tied,"), "no latency, no worst-wait ratio: " + csv);
-        assertTrue(csv.contains("rb,VNA,geomean,,,0.9146,,"), csv.toString());
+        assertEquals("bench,lock,threads,opsPerMs,baselineOpsPerMs,ratio,verdict,worstWaitRatio,session,baselineSession",
+                csv.getFirst());
+        assertTrue(csv.contains("rb,VNA,2,150,100,1.5000,faster,0.2500,1,1"), csv.toString());
+        assertTrue(csv.contains("rb,VNA,1,102,100,1.0200,tied,,1,1"), "no latency, no worst-wait ratio: " + csv);
+        assertTrue(csv.contains("rb,VNA,geomean,,,0.9146,,,,"), csv.toString());
     }
 
     /**
@@ -94,8 +95,8 @@ class SummaryTest {
         assertEquals("VNA: 1.00x unfair ReentrantLock (geometric mean of 3 points); best 2.00x a x1, worst 0.50x a x8",
                 vna.line());
         assertEquals("SYNCHRONIZED: 0.80x unfair ReentrantLock (geometric mean of 1 point)", overall.get(1).line());
-        assertTrue(Summary.text(s).startsWith("Overall, every bench:" + System.lineSeparator() + "  VNA: 1.00x"),
-                Summary.text(s));
+        assertTrue(Summary.text(s).startsWith("a: throughput / unfair ReentrantLock"),
+                "the console prints no overall lines, which average different points per lock: " + Summary.text(s));
     }
 
     /** The stall warning appears when the longest stall is at least half a point's worst wait, and only then. */
@@ -124,9 +125,62 @@ class SummaryTest {
         assertEquals("CHM_REENTRANT", s.getFirst().baseline());
         assertEquals("KEYED_LOCK: 0.50x a ConcurrentHashMap of ReentrantLocks (geometric mean); slower at 4 threads",
                 s.getFirst().locks().getFirst().verdict());
-        String nl = System.lineSeparator();
-        assertTrue(Summary.text(s).startsWith("Overall, every bench:" + nl
-                + "  KEYED_LOCK: 0.50x a ConcurrentHashMap of ReentrantLocks (geometric mean of 1 point)" + nl
-                + "k: throughput / a ConcurrentHashMap of ReentrantLocks"), Summary.text(s));
+        assertEquals("KEYED_LOCK: 0.50x a ConcurrentHashMap of ReentrantLocks (geometric mean of 1 point)",
+                Summary.overall(s).getFirst().line());
+        assertTrue(Summary.text(s).startsWith("k: throughput / a ConcurrentHashMap of ReentrantLocks"), Summary.text(s));
+    }
+
+    /** A lock whose every point ties says so, in words, instead of a ratio that reads as a verdict. */
+    @Test
+    void aLockTiedAtEveryPointIsCalledTiedWithinNoise() throws Exception {
+        BenchConfig config = ConfigReader.parse(CONFIG, "s.json", 2, Mutex.names());
+        List<Summary.BenchSummary> s = Summary.of(config, List.of(
+                row("rb", "UNFAIR_REENTRANT", 1, 100, 95, 105), row("rb", "VNA", 1, 104, 96, 112),
+                row("rb", "UNFAIR_REENTRANT", 2, 100, 95, 105), row("rb", "VNA", 2, 108, 100, 116)));
+        assertEquals("VNA: tied within noise with unfair ReentrantLock at 1, 2 threads (1.06x, geometric mean)",
+                s.getFirst().locks().getFirst().verdict());
+    }
+
+    /**
+     * A ratio whose two points two sessions of a resumed run measured is shown in brackets, named in the verdict line,
+     * marked in summary.csv and counted in no mean.
+     */
+    @Test
+    void aRatioAcrossSessionsIsShownButNeverCounted(@TempDir Path dir) throws Exception {
+        BenchConfig config = ConfigReader.parse(CONFIG, "s.json", 2, Mutex.names());
+        List<Summary.BenchSummary> s = Summary.of(config, List.of(
+                row("rb", "UNFAIR_REENTRANT", 1, 100, 95, 105).withSession(1), row("rb", "VNA", 1, 150, 140, 160).withSession(1),
+                row("rb", "UNFAIR_REENTRANT", 2, 100, 95, 105).withSession(2), row("rb", "VNA", 2, 2, 1, 3).withSession(1),
+                row("rb", "UNFAIR_REENTRANT", 8, 100, 95, 105).withSession(2), row("rb", "VNA", 8, 200, 190, 210).withSession(2)));
+        Summary.LockLine vna = s.getFirst().locks().getFirst();
+        assertEquals(3, vna.cells().size());
+        assertEquals(List.of(false, true, false), vna.cells().stream().map(Summary.Cell::spansSessions).toList());
+        assertEquals(Math.sqrt(1.5 * 2.0), vna.geometricMean(), 1e-9, "the ratio across sessions (0.02) is not in the mean");
+        assertEquals("VNA: 1.73x unfair ReentrantLock (geometric mean); faster at 1, 8 threads; left out at 2 threads: "
+                + "measured in another session of the resumed run than unfair ReentrantLock's point", vna.verdict());
+        String text = Summary.text(s);
+        assertTrue(text.contains("[0.02]") && !text.contains("0.02 ▼") && text.contains(Summary.SESSIONS_NOTE), text);
+        assertEquals(Math.sqrt(1.5 * 2.0), Summary.overall(s).getFirst().geometricMean(), 1e-9);
+        assertEquals(2, Summary.overall(s).getFirst().points());
+        Summary.writeCsv(dir, s);
+        List<String> csv = Files.readAllLines(dir.resolve(Summary.FILE));
+        assertTrue(csv.contains("rb,VNA,2,2,100,0.0200,sessions-differ,,1,2"), csv.toString());
+        assertTrue(csv.contains("rb,VNA,geomean,,,1.7321,,,,"), csv.toString());
+    }
+
+    /** Each point is held against the stall probe of the session that measured it. */
+    @Test
+    void theStallWarningUsesEachPointsOwnSession() {
+        io.numaloom.bench.result.MachineStalls quiet = new io.numaloom.bench.result.MachineStalls(2, 2, 1, 1_500_000L);
+        io.numaloom.bench.result.MachineStalls loaded = new io.numaloom.bench.result.MachineStalls(2, 2, 40, 9_000_000L);
+        MachineInfo machine = new MachineInfo("h", "c", 2, 1, "t", "s", "m", "o", "j", "jh", List.of(), "1.37", quiet, 20L,
+                List.of(new io.numaloom.bench.result.Session(1, "2026-11-27T10:00:00Z", quiet, 0.2, 2),
+                        new io.numaloom.bench.result.Session(2, "2026-11-27T12:00:00Z", loaded, 3.1, 2)));
+        List<PointResult> rows = List.of(row("a", "VNA", 1, 100, 95, 105, 10_000_000L).withSession(1),
+                row("a", "UNFAIR_REENTRANT", 1, 100, 95, 105, 12_000_000L).withSession(2));
+        String w = Summary.stallWarningFor(machine, rows).orElseThrow();
+        assertTrue(w.contains("up to 9.0 ms (session 2, ") && w.contains("1 of 2 points (a UNFAIR_REENTRANT x1)"), w);
+        assertTrue(Summary.stallWarningFor(machine, List.of(rows.getFirst())).isEmpty(),
+                "session 1's probe saw 1.5 ms, under half of 10 ms");
     }
 }
