@@ -15,6 +15,7 @@ import io.numaloom.bench.workloads.FalseSharing;
 import io.numaloom.bench.workloads.Keyed;
 import io.numaloom.bench.workloads.LoopbackServer;
 import io.numaloom.bench.workloads.ProducerConsumer;
+import io.numaloom.bench.workloads.UserSection;
 import io.numaloom.bench.workloads.WorkloadKind;
 import io.numaloom.topology.Topology;
 
@@ -532,7 +533,32 @@ public final class ConfigReader {
                 atMost(source, values, "keys", LoopbackServer.MAX_KEYS, "the client counts answers per key and connection");
                 atMost(source, values, "actionsCount", Integer.MAX_VALUE, "requests are numbered by int");
             }
+            case RUNNABLE -> checkUserSection(values, source);
             default -> {
+            }
+        }
+    }
+
+    /**
+     * The {@code runnable} workload names its section one way: a class ({@code workloadClass}) or a section registered
+     * in this JVM ({@code section}); a class is loaded here, as a measured JVM will, when the machine is checked.
+     */
+    private void checkUserSection(Map<String, Object> values, Source source) {
+        String className = (String) values.get(UserSection.CLASS_FIELD);
+        String section = (String) values.get(UserSection.SECTION_FIELD);
+        if (className.isBlank() == section.isBlank()) {
+            problem(source.path(UserSection.CLASS_FIELD), className.isBlank()
+                    ? "is required: the class whose run() is the critical section (public, a public no-argument constructor, "
+                    + "implements Runnable), e.g. \"com.acme.MyWork\", with \"" + UserSection.CLASSPATH_FIELD + "\": \"app.jar\""
+                    : "and " + UserSection.SECTION_FIELD + " exclude each other: give one");
+            return;
+        }
+        if (!className.isBlank() && checkMachine) {
+            try {
+                UserSection.check(className, UserSection.classpath((String) values.get(UserSection.CLASSPATH_FIELD),
+                        source.path(UserSection.CLASSPATH_FIELD)), source.path(UserSection.CLASS_FIELD), source.path(UserSection.CLASSPATH_FIELD));
+            } catch (IllegalArgumentException e) {
+                problems.add(e.getMessage());
             }
         }
     }

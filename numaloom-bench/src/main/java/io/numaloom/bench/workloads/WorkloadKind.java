@@ -41,7 +41,10 @@ public enum WorkloadKind {
             LruCache.FIELDS, LruCache::new, false, Set.of()),
     SERVER("server", "a loopback HTTP server whose requests count a key under one lock; closed loop, or open loop at a percent "
             + "of the saturation rate with response times from the intended send times",
-            LoopbackServer.FIELDS, LoopbackServer::new, false, Set.of("remotePenaltyNs", "migrationPenaltyNs"));
+            LoopbackServer.FIELDS, LoopbackServer::new, false, Set.of("remotePenaltyNs", "migrationPenaltyNs")),
+    RUNNABLE("runnable", "your own critical section: the run() of a class of yours (workloadClass, from classpath), one "
+            + "instance per round shared by all threads, under each lock; checks the lock's exclusion, nothing of your data",
+            UserSection.FIELDS, UserSection::new, false, Set.of());
 
     private final String jsonName;
     private final String summary;
