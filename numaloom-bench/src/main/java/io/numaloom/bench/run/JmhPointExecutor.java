@@ -43,6 +43,8 @@ public final class JmhPointExecutor implements PointExecutor {
 
     private final Consumer<String> notices;
     private final AotCache aotCache;
+    /** Whether the points run in this JVM (JMH's forks 0) rather than in forked ones. */
+    private final boolean inThisJvm;
 
     /**
      * An executor whose measured JVMs start without a class cache.
@@ -59,8 +61,24 @@ public final class JmhPointExecutor implements PointExecutor {
      *                 {@code startupCache}); null for none
      */
     public JmhPointExecutor(Consumer<String> notices, Path aotCache) {
+        this(notices, aotCache, false);
+    }
+
+    private JmhPointExecutor(Consumer<String> notices, Path aotCache, boolean inThisJvm) {
         this.notices = notices;
         this.aotCache = aotCache == null ? null : AotCache.forForksOfThisJvm(aotCache, notices);
+        this.inThisJvm = inThisJvm;
+    }
+
+    /**
+     * An executor that measures every point in this JVM (JMH with no fork), for a critical section that exists only
+     * here (a {@code Runnable} handed to {@code io.numaloom.bench.api.LockMatrix}): the same warm-up, measured rounds,
+     * checks and side reports, but one JVM for all points, whose arguments are this JVM's ({@link
+     * BenchDefinition#measuredJvmArgs()} and {@code forks} do not apply), and whose JIT has seen the other points'
+     * locks before each point.
+     */
+    public static JmhPointExecutor inThisJvm(Consumer<String> notices) {
+        return new JmhPointExecutor(notices, null, true);
     }
 
     /** Every CPU busy, as during a contended point, for {@link MachineStalls#PROBE}. */
@@ -105,7 +123,7 @@ public final class JmhPointExecutor implements PointExecutor {
         }
     }
 
-    private static Options options(Point point, Path workDir, Path logFile, List<String> jvmArgs,
+    private Options options(Point point, Path workDir, Path logFile, List<String> jvmArgs,
                                    int warmupIterations, int measurementIterations, int forks) {
         return new OptionsBuilder()
                 .include("^" + PointBenchmark.class.getName().replace(".", "\\.") + "\\.round$")
@@ -116,7 +134,7 @@ public final class JmhPointExecutor implements PointExecutor {
                 .warmupBatchSize(1)
                 .measurementIterations(measurementIterations)
                 .measurementBatchSize(1)
-                .forks(forks)
+                .forks(inThisJvm ? 0 : forks)
                 .threads(1)
                 .jvmArgs(jvmArgs.toArray(String[]::new))
                 .timeout(TimeValue.seconds(point.bench().timeoutSeconds() + 60L))
