@@ -10,7 +10,8 @@
  * <p>The sub-packages: {@code config} reads and validates a configuration; {@code workloads} and {@code locks} are
  * what is measured; {@code run} measures the points in forked JVMs; {@code result} is what a run produced;
  * {@code report} draws plots, tables and {@code index.html} from a results directory (from {@code result} and
- * {@code config}, never from {@code run}); {@code cli} is the {@code ./numaloom} command line; {@code jmh} holds the
+ * {@code config}, never from {@code run}); {@code cli} is the {@code ./numaloom} command line; {@code api} runs a
+ * user's own critical section through the runner and creates every lock by name; {@code jmh} holds the
  * microbenchmarks run with JMH directly.
  *
  * <p>This package depends on {@code locks} (the lock registry), {@code config} (the bench of a point) and

@@ -10,7 +10,7 @@
  * numaloom-scheduler's {@link io.numaloom.scheduler.CpuAffinity}) and counts their allocation ({@link io.numaloom.bench.run.Allocation}).
  *
  * <p>Depends on the root package, {@code config}, {@code result}, {@code workloads}, {@code report} (the runner
- * draws the report and writes {@code machine.json}), numaloom-core, numaloom-scheduler and JMH. Only {@code cli}
- * depends on it (and {@code config}, for one property name); {@code report} and {@code result} never do.
+ * draws the report and writes {@code machine.json}), numaloom-core, numaloom-scheduler and JMH. Only {@code cli} and
+ * {@code api} depend on it (and {@code config}, for one property name); {@code report} and {@code result} never do.
  */
 package io.numaloom.bench.run;
