@@ -2,6 +2,7 @@ package io.numaloom.bench.cli;
 
 import io.numaloom.bench.Mutex;
 import io.numaloom.bench.Point;
+import io.numaloom.bench.api.LockMatrix;
 import io.numaloom.bench.config.BenchConfig;
 import io.numaloom.bench.config.ConfigException;
 import io.numaloom.bench.config.ConfigReader;
@@ -16,6 +17,7 @@ import io.numaloom.bench.result.ResultsDirectory;
 import io.numaloom.bench.run.BenchRunner;
 import io.numaloom.bench.run.JmhPointExecutor;
 import io.numaloom.bench.run.PointExecutor;
+import io.numaloom.bench.workloads.UserSection;
 import io.numaloom.bench.workloads.WorkloadKind;
 
 import java.io.IOException;
@@ -53,8 +55,12 @@ final class BenchCommand {
         this.resultsRoot = resultsRoot;
     }
 
-    /** The parsed command line. */
-    record Args(Path config, boolean quick, Path out, boolean resume, boolean dryRun, boolean help) {
+    /**
+     * The parsed command line.
+     *
+     * @param workload your own critical section ({@code --workload-class} and its options), or null for a configuration
+     */
+    record Args(Path config, boolean quick, Path out, boolean resume, boolean dryRun, boolean help, WorkloadArgs workload) {
         static Args parse(String[] args) {
             Path config = null;
             Path out = null;
@@ -62,6 +68,11 @@ final class BenchCommand {
             boolean resume = false;
             boolean dryRun = false;
             boolean help = false;
+            String workloadClass = null;
+            String classpath = null;
+            String locks = null;
+            String threads = null;
+            String operations = null;
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--config", "-c" -> config = Path.of(Main.optionValue(args, ++i, "--config"));
@@ -70,6 +81,11 @@ final class BenchCommand {
                     case "--resume" -> resume = true;
                     case "--dry-run" -> dryRun = true;
                     case "--help", "-h" -> help = true;
+                    case "--workload-class" -> workloadClass = Main.optionValue(args, ++i, "--workload-class");
+                    case "--classpath", "-cp" -> classpath = Main.optionValue(args, ++i, "--classpath");
+                    case "--locks" -> locks = Main.optionValue(args, ++i, "--locks");
+                    case "--threads" -> threads = Main.optionValue(args, ++i, "--threads");
+                    case "--operations" -> operations = Main.optionValue(args, ++i, "--operations");
                     default -> {
                         if (args[i].startsWith("--config=")) {
                             config = Path.of(args[i].substring("--config=".length()));
@@ -81,7 +97,62 @@ final class BenchCommand {
                     }
                 }
             }
-            return new Args(config, quick, out, resume, dryRun, help);
+            WorkloadArgs workload = null;
+            if (workloadClass != null) {
+                if (config != null) {
+                    throw new Main.UsageException("--workload-class and --config exclude each other: --workload-class measures "
+                            + "your class under " + String.join(", ", LockMatrix.DEFAULT_LOCKS) + " (or --locks); a configuration "
+                            + "measures it with a bench of the \"runnable\" workload");
+                }
+                workload = new WorkloadArgs(workloadClass, classpath == null ? "" : classpath, locks, threads, operations);
+            } else {
+                for (String[] o : new String[][] {{"--classpath", classpath}, {"--locks", locks}, {"--threads", threads},
+                        {"--operations", operations}}) {
+                    if (o[1] != null) {
+                        throw new Main.UsageException(o[0] + " applies to --workload-class only (a configuration names its "
+                                + "locks, threads and work itself)");
+                    }
+                }
+            }
+            return new Args(config, quick, out, resume, dryRun, help, workload);
+        }
+    }
+
+    /** {@code --workload-class} and the options that go with it, as given. */
+    record WorkloadArgs(String className, String classpath, String locks, String threads, String operations) {
+
+        /** The configuration that measures the class: {@link LockMatrix#config()}. */
+        BenchConfig config() {
+            List<Path> paths = UserSection.classpath(classpath, "--classpath");
+            UserSection.check(className, paths, "--workload-class", "--classpath");
+            LockMatrix matrix = LockMatrix.ofClass(className, paths);
+            try {
+                if (locks != null) {
+                    matrix.locks(split(locks).toArray(String[]::new));
+                }
+                if (threads != null) {
+                    matrix.threads(split(threads).stream().mapToInt(t -> (int) Math.min(Integer.MAX_VALUE, number(t, "--threads"))).toArray());
+                }
+                if (operations != null) {
+                    matrix.operations(number(operations, "--operations"));
+                }
+            } catch (IllegalArgumentException e) {
+                // LockMatrix names its method (locks, threads, operations): the option is that name with "--".
+                throw new IllegalArgumentException(e.getMessage().startsWith("--") ? e.getMessage() : "--" + e.getMessage());
+            }
+            return matrix.config();
+        }
+
+        private static List<String> split(String list) {
+            return java.util.Arrays.stream(list.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
+        }
+
+        private static long number(String text, String option) {
+            try {
+                return Long.parseLong(text.strip().replace("_", ""));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(option + ": not a whole number: '" + text.strip() + "'");
+            }
         }
     }
 
@@ -221,13 +292,22 @@ final class BenchCommand {
     }
 
     private BenchConfig config(Args args, Path outDir) throws ConfigException, IOException {
-        if (args.config() == null && args.resume() && Files.exists(outDir.resolve(ResultsDirectory.CONFIG_FILE))) {
+        if (args.workload() == null && args.config() == null && args.resume() && Files.exists(outDir.resolve(ResultsDirectory.CONFIG_FILE))) {
             if (args.quick()) {
                 err.println("numaloom bench: --quick ignored; resuming " + outDir + " with the configuration it started with");
             }
             return ConfigReader.read(outDir.resolve(ResultsDirectory.CONFIG_FILE));
         }
-        BenchConfig config = args.config() == null ? BenchConfig.builtInDefault() : ConfigReader.read(args.config());
+        BenchConfig config;
+        if (args.workload() != null) {
+            try {
+                config = args.workload().config();
+            } catch (IllegalArgumentException e) {
+                throw new Main.UsageException(e.getMessage());
+            }
+        } else {
+            config = args.config() == null ? BenchConfig.builtInDefault() : ConfigReader.read(args.config());
+        }
         if (args.quick()) {
             err.println("numaloom bench: --quick: one fork, 1 warm-up and 2 measured rounds, a tenth of the work; "
                     + "a first look, whose 95% intervals are wide: do not compare locks with it");
@@ -278,6 +358,8 @@ final class BenchCommand {
     static String help() {
         StringBuilder sb = new StringBuilder("""
                 Usage: ./numaloom bench [--config FILE] [--quick] [--out DIR] [--resume] [--dry-run]
+                       ./numaloom bench --workload-class CLASS --classpath JARS [--locks L1,L2] [--threads N1,N2]
+                                        [--operations N] [--quick] [--out DIR] [--resume] [--dry-run]
 
                 Runs every point (bench x thread count x lock) of a configuration, each in fresh JMH-forked
                 JVMs, and writes into DIR (default results/<timestamp>/):
@@ -303,6 +385,23 @@ final class BenchCommand {
                                  points are compared only with points of the same session
                   --dry-run      validate the configuration and list its points, with the time they took
                                  in earlier runs under results/ if they all ran before; run nothing
+
+                Your own critical section, instead of a configuration:
+                  --workload-class CLASS
+                                 a public class with a public no-argument constructor that implements
+                                 Runnable: its run() is the critical section. Each round makes one
+                                 instance, shared by all threads, and every thread calls run() under the
+                                 lock. Compared: VNA, UNFAIR_REENTRANT (ReentrantLock) and SYNCHRONIZED at
+                                 1, the CPU count and 4 x the CPU count threads, virtual and platform.
+                                 Checked: the lock's exclusion, nothing of your data. Not with --config
+                  --classpath JARS
+                                 where CLASS and what it needs are: jars or class directories, separated
+                                 by ':' (';' on Windows)
+                  --locks L1,L2  other locks to compare (the names below)
+                  --threads N1,N2
+                                 other thread counts
+                  --operations N critical sections per round over all threads (default 50000)
+                  The same from Java: io.numaloom.bench.api.LockMatrix (see README.md).
 
                 Exit status: 0 all points measured; 2 bad usage or configuration (--resume where there is
                 no run); 3 some points failed

@@ -81,6 +81,9 @@ public final class Main {
                                  synchronized and SHFL, about 3 minutes on 2 cores) into DIR (default results/<timestamp>/):
                                  results.csv, results.json, summary.csv, a PNG and SVG plot per bench,
                                  index.html; at the end, who won
+                  bench --workload-class CLASS --classpath JARS [--quick] [--out DIR]
+                                 your own critical section: the run() of your Runnable class, under
+                                 VNA, ReentrantLock and synchronized, virtual and platform threads
                   topology [--topology SPEC]
                                  print the NUMA topology numaloom sees and where the current CPU comes from
                   plot RESULTS_DIR

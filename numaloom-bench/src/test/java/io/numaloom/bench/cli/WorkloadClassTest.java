@@ -1,0 +1,161 @@
+package io.numaloom.bench.cli;
+
+import io.numaloom.bench.config.ConfigException;
+import io.numaloom.bench.config.ConfigReader;
+import io.numaloom.bench.report.Report;
+import io.numaloom.bench.result.PointResult;
+import io.numaloom.bench.result.ResultStore;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code ./numaloom bench --workload-class}: a user's class in a jar built here (javac and a jar file, as a user's
+ * build would make it) measured by the command line in this JVM, its points in forked JVMs that load the jar; and the
+ * message of every mistake, naming the option.
+ */
+class WorkloadClassTest {
+    @TempDir
+    static Path build;
+    static Path jar;
+
+    @BeforeAll
+    static void buildTheUsersJar() throws IOException {
+        Path src = Files.createDirectories(build.resolve("src/com/acme"));
+        Files.writeString(src.resolve("Counter.java"), """
+                package com.acme;
+
+                import java.util.HashMap;
+                import java.util.Map;
+
+                /** What an application runs under its lock today. */
+                public class Counter implements Runnable {
+                    private final Map<Integer, Integer> counts = new HashMap<>();
+                    private int next;
+
+                    @Override
+                    public void run() {
+                        counts.merge(next++ % 32, 1, Integer::sum);
+                    }
+                }
+                """);
+        Files.writeString(src.resolve("NotRunnable.java"), "package com.acme; public class NotRunnable { public void run() {} }\n");
+        Files.writeString(src.resolve("NeedsArgument.java"), """
+                package com.acme;
+                public class NeedsArgument implements Runnable {
+                    public NeedsArgument(int size) {}
+                    @Override public void run() {}
+                }
+                """);
+        Path classes = Files.createDirectories(build.resolve("classes"));
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        assertNotNull(javac, "a JDK runs the tests");
+        List<String> args = new java.util.ArrayList<>(List.of("-d", classes.toString(), "-proc:none"));
+        try (Stream<Path> files = Files.list(src)) {
+            files.map(Path::toString).forEach(args::add);
+        }
+        ByteArrayOutputStream diagnostics = new ByteArrayOutputStream();
+        assertEquals(0, javac.run(null, null, diagnostics, args.toArray(String[]::new)), diagnostics.toString());
+        jar = build.resolve("app.jar");
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar)); Stream<Path> walk = Files.walk(classes)) {
+            for (Path c : walk.filter(Files::isRegularFile).sorted().toList()) {
+                out.putNextEntry(new JarEntry(classes.relativize(c).toString().replace('\\', '/')));
+                Files.copy(c, out);
+                out.closeEntry();
+            }
+        }
+    }
+
+    @Test
+    void measuresTheUsersClassFromItsJarAndWritesTheReport(@TempDir Path out) throws IOException {
+        MainTest.Result r = MainTest.main("bench", "--workload-class", "com.acme.Counter", "--classpath", jar.toString(),
+                "--locks", "UNFAIR_REENTRANT", "--threads", "2", "--operations", "40", "--quick", "--out", out.toString());
+        assertEquals(0, r.status(), r.err() + r.out());
+        List<PointResult> rows = ResultStore.load(out);
+        assertEquals(2, rows.size(), "1 lock x 1 thread count x 2 thread types: " + rows);
+        Set<String> points = new HashSet<>();
+        for (PointResult row : rows) {
+            assertTrue(row.ok(), row.key() + ": " + row.error());
+            assertEquals("runnable", row.workload());
+            points.add(row.lock() + "/" + row.threadType());
+        }
+        assertEquals(Set.of("UNFAIR_REENTRANT/virtual", "UNFAIR_REENTRANT/platform"), points);
+        assertTrue(Files.size(out.resolve(Report.INDEX)) > 0);
+        assertTrue(Files.readString(out.resolve("config.json")).contains("\"workloadClass\" : \"com.acme.Counter\""));
+        assertTrue(r.out().contains("2 points, 0 failed"), r.out());
+    }
+
+    @Test
+    void theDefaultRunComparesVnaReentrantLockAndSynchronizedOnBothThreadTypes() {
+        MainTest.Result r = MainTest.main("bench", "--workload-class", "com.acme.Counter", "--classpath", jar.toString(), "--dry-run");
+        assertEquals(0, r.status(), r.err());
+        for (String type : List.of("virtual", "platform")) {
+            for (String lock : List.of("VNA", "UNFAIR_REENTRANT", "SYNCHRONIZED")) {
+                assertTrue(r.out().contains("  Counter-" + type + "/" + lock + "/1\n"), r.out());
+            }
+        }
+        long several = r.out().lines().filter(l -> l.startsWith("  Counter-virtual/VNA/") && !l.endsWith("/1")).count();
+        assertTrue(several >= 1, "VNA at several threads too: " + r.out());
+    }
+
+    @Test
+    void everyMistakeNamesItsOption(@TempDir Path out) throws IOException {
+        String cp = jar.toString();
+        expectUsage(out, "--classpath: no such jar file or directory: ", "--workload-class", "com.acme.Counter", "--classpath", "missing.jar");
+        expectUsage(out, "--workload-class: no class com.acme.Nope in " + cp, "--workload-class", "com.acme.Nope", "--classpath", cp);
+        expectUsage(out, "--workload-class: com.acme.NotRunnable does not implement java.lang.Runnable",
+                "--workload-class", "com.acme.NotRunnable", "--classpath", cp);
+        expectUsage(out, "--workload-class: com.acme.NeedsArgument has no public no-argument constructor",
+                "--workload-class", "com.acme.NeedsArgument", "--classpath", cp);
+        expectUsage(out, "--workload-class and --config exclude each other",
+                "--workload-class", "com.acme.Counter", "--classpath", cp, "--config", "configs/default.json");
+        expectUsage(out, "--locks applies to --workload-class only", "--locks", "VNA");
+        expectUsage(out, "--locks: unknown lock 'BOGUS'", "--workload-class", "com.acme.Counter", "--classpath", cp, "--locks", "VNA,BOGUS");
+        expectUsage(out, "--threads: not a whole number: 'x'", "--workload-class", "com.acme.Counter", "--classpath", cp, "--threads", "1,x");
+        expectUsage(out, "--workload-class needs a value", "--workload-class");
+        try (Stream<Path> left = Files.list(out)) {
+            assertEquals(0, left.count(), "a mistake runs and writes nothing");
+        }
+    }
+
+    private static void expectUsage(Path out, String message, String... options) {
+        List<String> args = new java.util.ArrayList<>(List.of("bench", "--out", out.toString()));
+        args.addAll(List.of(options));
+        MainTest.Result r = MainTest.main(args.toArray(String[]::new));
+        assertEquals(2, r.status(), String.join(" ", args) + ": " + r.err());
+        assertTrue(r.err().contains(message), "'" + r.err() + "' should contain '" + message + "'");
+    }
+
+    @Test
+    void aConfigurationNamesTheClassInARunnableBench() {
+        ConfigException missing = assertThrows(ConfigException.class, () -> ConfigReader.parse("""
+                { "benches": [ { "name": "runnable", "payload": { "locks": [ { "name": "VNA" } ] } } ] }
+                """, "t.json"));
+        assertTrue(missing.getMessage().contains("benches[0].payload.workloadClass: is required"), missing.getMessage());
+        ConfigException notRunnable = assertThrows(ConfigException.class, () -> ConfigReader.parse("""
+                { "benches": [ { "name": "runnable", "payload": { "workloadClass": "com.acme.NotRunnable", "classpath": "%s",
+                  "locks": [ { "name": "VNA" } ] } } ] }
+                """.formatted(jar.toString().replace("\\", "\\\\")), "t.json"));
+        assertTrue(notRunnable.getMessage().contains("benches[0].payload.workloadClass: com.acme.NotRunnable does not implement"),
+                notRunnable.getMessage());
+    }
+
+}
