@@ -24,15 +24,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Every {@code ```java} snippet of the README compiles, as a user would paste it, against the built
- * numaloom-core and numaloom-scheduler (their jars in {@code ./mvnw verify}, their classes in a build that
- * stops at {@code test}) and nothing else: a snippet's leading {@code import} lines are its imports, a snippet that declares a type
+ * numaloom-core, numaloom-scheduler and numaloom-bench (their jars in {@code ./mvnw verify}, their classes in a build
+ * that stops at {@code test}), and JMH's annotations for the bench's JMH example, and nothing else: a snippet's leading {@code import} lines are its imports, a snippet that declares a type
  * is a compilation unit, and any other is the body of a method (which may throw), so a snippet must
  * import, or declare, every name it uses.
  */
 class ReadmeSnippetsTest {
     private static final Pattern SNIPPET = Pattern.compile("(?m)^```java\\n(.*?)^```", Pattern.DOTALL);
+    /** A type declaration, after any annotations (a JMH benchmark's {@code @State(Scope.Benchmark)}). */
     private static final Pattern TYPE = Pattern.compile(
-            "^((public|final|abstract|sealed|non-sealed|static)\\s+)*(class|record|interface|enum)\\s");
+            "^(@[\\w.]+(\\([^)]*\\))?\\s+)*((public|final|abstract|sealed|non-sealed|static)\\s+)*(class|record|interface|enum)\\s");
 
     /** One snippet as a compilation unit. */
     record Snippet(int line, String unit) {}
@@ -71,6 +72,16 @@ class ReadmeSnippetsTest {
         return snippets;
     }
 
+    /** A public type, whose source file must carry its name (a JMH benchmark's class is public). */
+    private static final Pattern PUBLIC_TYPE = Pattern.compile(
+            "(?m)^public\\s+((final|abstract|sealed|non-sealed|static)\\s+)*(class|record|interface|enum)\\s+(\\w+)");
+
+    /** The source file name of a snippet: its public type's name, else one made from its line. */
+    static String fileName(Snippet s) {
+        Matcher m = PUBLIC_TYPE.matcher(s.unit());
+        return m.find() ? m.group(4) : "ReadmeSnippetAtLine" + s.line();
+    }
+
     @Test
     void wrappingKeepsImportsAndWrapsStatements() {
         List<Snippet> s = snippets("""
@@ -83,8 +94,18 @@ class ReadmeSnippetsTest {
                 ```java
                 record R(int x) {}
                 ```
+                ```java
+                import org.openjdk.jmh.annotations.State;
+
+                @State(Scope.Benchmark)
+                public class B {}
+                ```
                 """);
-        assertEquals(2, s.size());
+        assertEquals(3, s.size());
+        assertEquals("import org.openjdk.jmh.annotations.State;\n@State(Scope.Benchmark)\npublic class B {}\n", s.get(2).unit(),
+                "an annotated type is a compilation unit");
+        assertEquals("B", fileName(s.get(2)), "a public type's file carries its name");
+        assertEquals("ReadmeSnippetAtLine2", fileName(s.get(0)));
         assertTrue(s.get(0).unit().startsWith("import java.util.List;\nclass ReadmeSnippetAtLine2 {"), s.get(0).unit());
         assertTrue(s.get(0).unit().contains("List<String> l = List.of();"), s.get(0).unit());
         assertEquals("record R(int x) {}\n", s.get(1).unit());
@@ -99,11 +120,16 @@ class ReadmeSnippetsTest {
         Path core = Path.of(URI.create(VnaLock.class.getProtectionDomain().getCodeSource().getLocation().toString()));
         Path scheduler = Path.of(URI.create(io.numaloom.scheduler.NumaScheduler.class.getProtectionDomain().getCodeSource()
                 .getLocation().toString()));
-        String classpath = core + java.io.File.pathSeparator + scheduler;
+        // The bench's API (LockMatrix, Locks) and JMH's annotations, for the section on benchmarking your own code.
+        Path bench = Path.of(URI.create(io.numaloom.bench.api.LockMatrix.class.getProtectionDomain().getCodeSource()
+                .getLocation().toString()));
+        Path jmh = Path.of(URI.create(org.openjdk.jmh.annotations.Benchmark.class.getProtectionDomain().getCodeSource()
+                .getLocation().toString()));
+        String classpath = String.join(java.io.File.pathSeparator, core.toString(), scheduler.toString(), bench.toString(), jmh.toString());
         List<String> failures = new ArrayList<>();
         for (Snippet s : snippets) {
             // One compilation per snippet: each must stand on its own.
-            JavaFileObject source = new SimpleJavaFileObject(URI.create("string:///ReadmeSnippetAtLine" + s.line() + ".java"),
+            JavaFileObject source = new SimpleJavaFileObject(URI.create("string:///" + fileName(s) + ".java"),
                     JavaFileObject.Kind.SOURCE) {
                 @Override
                 public CharSequence getCharContent(boolean ignoreEncodingErrors) {
