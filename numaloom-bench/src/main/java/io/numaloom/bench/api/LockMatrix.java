@@ -61,7 +61,7 @@ public final class LockMatrix {
     /** The locks measured when {@link #locks(String...)} is not called. */
     public static final List<String> DEFAULT_LOCKS = List.of("VNA", "UNFAIR_REENTRANT", "SYNCHRONIZED");
     /** Critical sections per round when {@link #operations(long)} is not called. */
-    public static final long DEFAULT_OPERATIONS = 50_000;
+    public static final long DEFAULT_OPERATIONS = 100_000;
 
     private static final ObjectMapper JSON = new ObjectMapper();
 

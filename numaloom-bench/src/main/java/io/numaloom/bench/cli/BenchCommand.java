@@ -400,7 +400,8 @@ final class BenchCommand {
                   --locks L1,L2  other locks to compare (the names below)
                   --threads N1,N2
                                  other thread counts
-                  --operations N critical sections per round over all threads (default 50000)
+                  --operations N critical sections per round over all threads (default 100000; raise it
+                                 when a round takes less than about 100 ms, the "time ms" column)
                   The same from Java: io.numaloom.bench.api.LockMatrix (see README.md).
 
                 Exit status: 0 all points measured; 2 bad usage or configuration (--resume where there is

@@ -51,7 +51,7 @@ public final class UserSection implements Workload {
     public static final String SECTION_FIELD = "section";
 
     static final List<Field> FIELDS = List.of(
-            Field.longField("actionsCount", 1, 50_000L, "critical sections per round, split evenly over the threads"),
+            Field.longField("actionsCount", 1, 100_000L, "critical sections per round, split evenly over the threads"),
             Field.stringField(CLASS_FIELD, "", "the critical section: a public class with a public no-argument constructor that "
                     + "implements Runnable; each round makes one instance, shared by all its threads, whose run() every thread "
                     + "calls under the lock"),
