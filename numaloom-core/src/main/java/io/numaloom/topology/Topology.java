@@ -318,30 +318,33 @@ public final class Topology {
      * {@return the online CPUs of node {@code node}, ascending (a fresh copy)}
      *
      * @param node a dense node index, in {@code [0, nodeCount())}
-     * @throws IndexOutOfBoundsException if {@code node} is not in {@code [0, nodeCount())}
+     * @throws IllegalArgumentException if {@code node} is not in {@code [0, nodeCount())}; the message names the
+     *         node count
      */
     public int[] cpusOfNode(int node) {
-        return cpusByNode[Objects.checkIndex(node, cpusByNode.length)].clone();
+        return cpusByNode[check("node", node, cpusByNode.length)].clone();
     }
 
     /**
      * {@return the online CPUs of socket {@code socket}, ascending (a fresh copy)}
      *
      * @param socket a dense socket index, in {@code [0, socketCount())}
-     * @throws IndexOutOfBoundsException if {@code socket} is not in {@code [0, socketCount())}
+     * @throws IllegalArgumentException if {@code socket} is not in {@code [0, socketCount())}; the message names
+     *         the socket count
      */
     public int[] cpusOfSocket(int socket) {
-        return cpusBySocket[Objects.checkIndex(socket, cpusBySocket.length)].clone();
+        return cpusBySocket[check("socket", socket, cpusBySocket.length)].clone();
     }
 
     /**
      * {@return the online CPUs of cluster {@code cluster}, ascending (a fresh copy)}
      *
      * @param cluster a dense cluster index, in {@code [0, clusterCount())}
-     * @throws IndexOutOfBoundsException if {@code cluster} is not in {@code [0, clusterCount())}
+     * @throws IllegalArgumentException if {@code cluster} is not in {@code [0, clusterCount())}; the message names
+     *         the cluster count
      */
     public int[] cpusOfCluster(int cluster) {
-        return cpusByCluster[Objects.checkIndex(cluster, cpusByCluster.length)].clone();
+        return cpusByCluster[check("cluster", cluster, cpusByCluster.length)].clone();
     }
 
     /**
@@ -349,10 +352,11 @@ public final class Topology {
      * node id written in a map spec)} Sparse ids such as {@code node0, node2} have indices {@code 0, 1}.
      *
      * @param node a dense node index, in {@code [0, nodeCount())}
-     * @throws IndexOutOfBoundsException if {@code node} is not in {@code [0, nodeCount())}
+     * @throws IllegalArgumentException if {@code node} is not in {@code [0, nodeCount())}; the message names the
+     *         node count
      */
     public int kernelNodeId(int node) {
-        return kernelNodeIds[Objects.checkIndex(node, kernelNodeIds.length)];
+        return kernelNodeIds[check("node", node, kernelNodeIds.length)];
     }
 
     /**
@@ -360,10 +364,29 @@ public final class Topology {
      * kernel did not say), or the socket id written in a map spec}
      *
      * @param socket a dense socket index, in {@code [0, socketCount())}
-     * @throws IndexOutOfBoundsException if {@code socket} is not in {@code [0, socketCount())}
+     * @throws IllegalArgumentException if {@code socket} is not in {@code [0, socketCount())}; the message names
+     *         the socket count
      */
     public int kernelSocketId(int socket) {
-        return kernelSocketIds[Objects.checkIndex(socket, kernelSocketIds.length)];
+        return kernelSocketIds[check("socket", socket, kernelSocketIds.length)];
+    }
+
+    /**
+     * {@code index} if it is one of {@code count} nodes, sockets or clusters; otherwise an
+     * {@link IllegalArgumentException} that says how many there are and, for nodes and sockets, how a machine with
+     * fewer gets more (a virtual topology).
+     */
+    private static int check(String what, int index, int count) {
+        if (index >= 0 && index < count) {
+            return index;
+        }
+        String more = switch (what) {
+            case "node" -> "; -D" + PROPERTY + "=nodes=2 (or more) splits this machine's CPUs into virtual nodes";
+            case "socket" -> "; -D" + PROPERTY + "=nodes=2,sockets=2 gives this machine virtual sockets";
+            default -> "";
+        };
+        throw new IllegalArgumentException(what + " " + index + " is not one of this topology's " + count + " " + what
+                + (count == 1 ? "" : "s") + " (" + (count == 1 ? "0" : "0 to " + (count - 1)) + ")" + more);
     }
 
     /**

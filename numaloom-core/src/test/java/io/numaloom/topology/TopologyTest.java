@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -40,12 +41,20 @@ class TopologyTest {
     @Test
     void groupIndicesAreChecked() {
         Topology t = Topology.parse("nodes=2,sockets=1", EIGHT);
-        assertThrows(IndexOutOfBoundsException.class, () -> t.cpusOfNode(2));
-        assertThrows(IndexOutOfBoundsException.class, () -> t.cpusOfNode(-1));
-        assertThrows(IndexOutOfBoundsException.class, () -> t.kernelNodeId(2));
-        assertThrows(IndexOutOfBoundsException.class, () -> t.cpusOfSocket(1));
-        assertThrows(IndexOutOfBoundsException.class, () -> t.kernelSocketId(1));
-        assertThrows(IndexOutOfBoundsException.class, () -> t.cpusOfCluster(2));
+        IllegalArgumentException node = assertThrows(IllegalArgumentException.class, () -> t.cpusOfNode(2));
+        assertEquals("node 2 is not one of this topology's 2 nodes (0 to 1); -Dnumaloom.topology=nodes=2 (or more)"
+                + " splits this machine's CPUs into virtual nodes", node.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> t.cpusOfNode(-1));
+        assertThrows(IllegalArgumentException.class, () -> t.kernelNodeId(2));
+        IllegalArgumentException socket = assertThrows(IllegalArgumentException.class, () -> t.cpusOfSocket(1));
+        assertTrue(socket.getMessage().startsWith("socket 1 is not one of this topology's 1 socket (0); "), socket.getMessage());
+        assertTrue(socket.getMessage().contains("-Dnumaloom.topology=nodes=2,sockets=2"), socket.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> t.kernelSocketId(1));
+        IllegalArgumentException cluster = assertThrows(IllegalArgumentException.class, () -> t.cpusOfCluster(2));
+        assertEquals("cluster 2 is not one of this topology's 2 clusters (0 to 1)", cluster.getMessage());
+        IllegalArgumentException one = assertThrows(IllegalArgumentException.class,
+                () -> Topology.parse("nodes=1", EIGHT).cpusOfNode(1));
+        assertTrue(one.getMessage().startsWith("node 1 is not one of this topology's 1 node (0); "), one.getMessage());
     }
 
     @Test
