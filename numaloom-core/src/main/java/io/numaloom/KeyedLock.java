@@ -1619,7 +1619,7 @@ public final class KeyedLock<K> {
 
     private IllegalMonitorStateException notHeld(String action, Object key) {
         return new IllegalMonitorStateException("cannot " + action + " key " + key + " of " + this
-                + ": the current thread " + Thread.currentThread().getName() + " does not hold it");
+                + ": the current thread " + VnaLock.threadIdentity(Thread.currentThread()) + " does not hold it");
     }
 
     /** Spreads the user's hash over every bit (a multiplicative mix), so that low bits index. */
@@ -1795,7 +1795,7 @@ public final class KeyedLock<K> {
             Record r = boundRecord(key);
             Thread owner = r == null ? thinHolder(key) : r.owner();
             return KeyedLock.this + "[key " + key
-                    + (owner == null ? ", Unlocked]" : ", Locked by thread " + owner.getName() + "]");
+                    + (owner == null ? ", Unlocked]" : ", Locked by thread " + VnaLock.threadName(owner) + "]");
         }
     }
 

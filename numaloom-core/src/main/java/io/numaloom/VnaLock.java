@@ -726,7 +726,26 @@ public class VnaLock extends ConditionLock implements Lock {
     @Override
     public String toString() {
         Thread o = getOwner();
-        return super.toString() + (o == null ? "[Unlocked]" : "[Locked by thread " + o.getName() + "]");
+        return super.toString() + (o == null ? "[Unlocked]" : "[Locked by thread " + threadName(o) + "]");
+    }
+
+    /**
+     * A thread as the exception messages of numaloom's locks name it: its name in quotes, if it has one, then
+     * {@code #} and its id, and whether it is virtual: {@code "main" #1}, {@code #27 (virtual)}. Virtual threads have
+     * no name unless given one, and a name need not be unique.
+     */
+    static String threadIdentity(Thread t) {
+        String name = t.getName();
+        return (name.isEmpty() ? "" : "\"" + name + "\" ") + "#" + t.threadId() + (t.isVirtual() ? " (virtual)" : "");
+    }
+
+    /**
+     * A thread as {@code toString} names an owner: its name, as {@code ReentrantLock} does, or, for a thread without
+     * one, its {@link #threadIdentity identity}.
+     */
+    static String threadName(Thread t) {
+        String name = t.getName();
+        return name.isEmpty() ? threadIdentity(t) : name;
     }
 
     // ------------------------------------------------------------------ acquisition
@@ -1400,7 +1419,7 @@ public class VnaLock extends ConditionLock implements Lock {
     private IllegalMonitorStateException notOwner(String action) {
         Thread o = getOwner();
         return new IllegalMonitorStateException("cannot " + action + " " + this + ": current thread "
-                + Thread.currentThread().getName() + (o == null ? " (lock not held)" : " is not the owner"));
+                + threadIdentity(Thread.currentThread()) + (o == null ? " does not hold it (the lock is not held)" : " is not the owner"));
     }
 
     private VnaCondition ownCondition(Condition condition) {

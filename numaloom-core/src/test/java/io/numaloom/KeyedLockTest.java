@@ -114,6 +114,46 @@ class KeyedLockTest {
     }
 
     /**
+     * A virtual thread has no name unless given one: the message of a wrong unlock names it by its id (it printed
+     * an empty name), and the key's {@code toString} an unnamed owner the same way.
+     */
+    @Test
+    void anUnlockFromAnUnnamedVirtualThreadNamesItById() throws Exception {
+        KeyedLock<String> locks = new KeyedLock<>();
+        locks.lock("held");
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread t = Thread.ofVirtual().unstarted(() -> {
+            try {
+                locks.unlock("held");
+            } catch (Throwable x) {
+                thrown.set(x);
+            }
+        });
+        t.start();
+        t.join();
+        assertTrue(thrown.get() instanceof IllegalMonitorStateException, String.valueOf(thrown.get()));
+        String message = thrown.get().getMessage();
+        assertTrue(message.contains("cannot unlock key held of "), message);
+        assertTrue(message.endsWith(": the current thread #" + t.threadId() + " (virtual) does not hold it"), message);
+        assertFalse(message.contains("  "), message);
+        locks.unlock("held");
+
+        Thread owner = Thread.ofVirtual().unstarted(() -> {
+            locks.lock("k");
+            try {
+                thrown.set(new AssertionError(locks.forKey("k").toString()));
+            } finally {
+                locks.unlock("k");
+            }
+        });
+        owner.start();
+        owner.join();
+        assertTrue(thrown.get().getMessage().endsWith("[key k, Locked by thread #" + owner.threadId() + " (virtual)]"),
+                thrown.get().getMessage());
+        assertEquals(0, locks.activeKeys());
+    }
+
+    /**
      * A key whose {@code equals} answers {@code answersBeforeThrowing} times and then throws: a
      * stand-in for an {@code equals} that fails now and then (a lazily loaded field, a broken
      * proxy). Its hash collides with every other such key.

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 
@@ -78,6 +79,56 @@ class VnaLockTest {
         assertTrue(threw.get());
         assertTrue(lock.isHeldByCurrentThread());
         lock.unlock();
+    }
+
+    /**
+     * A virtual thread has no name unless given one: the message of a wrong unlock names it by its id, and the
+     * lock's {@code toString} an unnamed owner the same way (they printed an empty name).
+     */
+    @Test
+    void anUnlockFromAnUnnamedVirtualThreadNamesItById() throws Exception {
+        VnaLock lock = new VnaLock();
+        lock.lock();
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread t = Thread.ofVirtual().unstarted(() -> {
+            try {
+                lock.unlock();
+            } catch (Throwable x) {
+                thrown.set(x);
+            }
+        });
+        t.start();
+        t.join();
+        assertTrue(thrown.get() instanceof IllegalMonitorStateException, String.valueOf(thrown.get()));
+        String message = thrown.get().getMessage();
+        assertTrue(message.contains(": current thread #" + t.threadId() + " (virtual) is not the owner"), message);
+        assertFalse(message.contains("  "), message);
+        assertTrue(lock.isHeldByCurrentThread());
+        lock.unlock();
+
+        Thread owner = Thread.ofVirtual().unstarted(() -> {
+            lock.lock();
+            try {
+                thrown.set(new AssertionError(lock.toString()));
+            } finally {
+                lock.unlock();
+            }
+        });
+        owner.start();
+        owner.join();
+        assertTrue(thrown.get().getMessage().endsWith("[Locked by thread #" + owner.threadId() + " (virtual)]"),
+                thrown.get().getMessage());
+        Thread named = Thread.ofPlatform().name("worker-1").unstarted(() -> {
+            try {
+                lock.unlock();
+            } catch (Throwable x) {
+                thrown.set(x);
+            }
+        });
+        named.start();
+        named.join();
+        assertTrue(thrown.get().getMessage().contains(": current thread \"worker-1\" #" + named.threadId()
+                + " does not hold it (the lock is not held)"), thrown.get().getMessage());
     }
 
     @Test
