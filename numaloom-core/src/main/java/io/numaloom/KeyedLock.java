@@ -444,7 +444,7 @@ public final class KeyedLock<K> {
          * over this number releases idle ones. Each idle key costs about 80 bytes beside the key
          * itself, and keeps the key reachable until it is released, within about
          * {@link KeyedLock#IDLE_SWEEP_MILLIS} ms of going idle. 0 releases idle keys as soon as
-         * another key is bound.
+         * another key is bound. The lock reports this budget as {@link KeyedLock#idleKeyBudget()}.
          *
          * @param idleKeys the most idle keys kept bound, 0 or more
          * @return this builder
@@ -954,14 +954,30 @@ public final class KeyedLock<K> {
 
     /**
      * {@return the number of keys that have a record bound now: those in use and the idle ones kept for a
-     * fast next lock (at most about {@link #idleKeys()} of them, each released within about
+     * fast next lock (at most about {@link #idleKeyBudget()} of them, each released within about
      * {@link #IDLE_SWEEP_MILLIS} ms of going idle)} A snapshot for monitoring.
      */
     public int boundKeys() {
         return (int) BOUND.getVolatile(this);
     }
 
-    /** {@return the most idle keys this lock keeps bound; see {@link Builder#idleKeys(int)}} */
+    /**
+     * {@return the idle-key budget: the most idle keys this lock keeps bound, as set by
+     * {@link Builder#idleKeys(int)} (1024 by default)} A setting, constant for the life of the lock, not a count:
+     * the keys bound now are {@link #boundKeys()}, those in use {@link #activeKeys()}, and the idle ones about
+     * their difference.
+     */
+    public int idleKeyBudget() {
+        return idleKeys;
+    }
+
+    /**
+     * {@return the idle-key budget, as {@link #idleKeyBudget()} does} Not the number of idle keys, which its name
+     * beside {@link #activeKeys()} and {@link #boundKeys()} suggests.
+     *
+     * @deprecated a setting, not a count; use {@link #idleKeyBudget()}, which returns the same
+     */
+    @Deprecated(since = "0.1.0")
     public int idleKeys() {
         return idleKeys;
     }

@@ -687,6 +687,20 @@ class KeyedLockTest {
         assertThrows(IllegalArgumentException.class, () -> KeyedLock.builder().idleKeys(-1));
     }
 
+    /** The idle-key budget is the builder's setting, whatever the keys bound: not a count of idle keys. */
+    @Test
+    @SuppressWarnings("deprecation")
+    void theIdleKeyBudgetIsTheSettingNotACount() {
+        KeyedLock<String> locks = KeyedLock.builder().idleKeys(2).bindOnFirstLock(true).releaseIdleKeysInBackground(false).build();
+        assertEquals(2, locks.idleKeyBudget());
+        locks.lock("a");
+        locks.unlock("a");
+        assertEquals(1, locks.boundKeys(), "one idle key bound");
+        assertEquals(2, locks.idleKeyBudget(), "the budget, not the one idle key");
+        assertEquals(locks.idleKeyBudget(), locks.idleKeys(), "the deprecated name returns the same");
+        assertEquals(1024, new KeyedLock<String>().idleKeyBudget());
+    }
+
     /** One way of acquiring a key, for the test below. */
     interface Acquisition {
         void acquire(KeyedLock<String> locks, String key) throws InterruptedException;
