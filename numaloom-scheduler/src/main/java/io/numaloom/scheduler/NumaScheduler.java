@@ -566,10 +566,28 @@ public final class NumaScheduler implements AutoCloseable {
      * returns null. Its threads run or are refused as those of {@link #threadFactory()}: by whether they were
      * started before {@code close()} began.
      *
-     * @throws IndexOutOfBoundsException if {@code node} is not in {@code [0, nodes())}
+     * <p>Code that must run on any machine picks a node that exists, e.g. {@code threadFactory(nodes() - 1)}: on
+     * a machine with one node there is only node 0 ({@code -Dnumaloom.topology=nodes=2} gives it two virtual ones).
+     *
+     * @param node the home node of the threads, in {@code [0, nodes())}
+     * @throws IllegalArgumentException if {@code node} is not in {@code [0, nodes())}; the message names this
+     *         scheduler's node count
      */
     public ThreadFactory threadFactory(int node) {
-        return nodeFactories[Objects.checkIndex(node, nodeFactories.length)];
+        if (node < 0 || node >= nodeFactories.length) {
+            throw new IllegalArgumentException(noSuchNode(node, nodeFactories.length));
+        }
+        return nodeFactories[node];
+    }
+
+    /**
+     * The message for a node index that is not one of {@code count} nodes: what there is, and how to get more on a
+     * machine with fewer.
+     */
+    static String noSuchNode(int node, int count) {
+        return "node " + node + " is not a node of this scheduler, which has " + count
+                + (count == 1 ? " node (0)" : " nodes (0 to " + (count - 1) + ")") + ": pick a node below nodes(), or run with -D"
+                + Topology.PROPERTY + "=nodes=2 (or more) to split this machine's CPUs into virtual nodes";
     }
 
     /**

@@ -217,7 +217,9 @@ class ShutdownTest {
             assertEquals(-1, NumaScheduler.currentCarrierNode());
             assertEquals(0, NumaScheduler.homeNode(scheduler.threadFactory(0).newThread(() -> { })));
             assertEquals(1, NumaScheduler.homeNode(scheduler.threadFactory(1).newThread(() -> { })));
-            assertThrows(IndexOutOfBoundsException.class, () -> scheduler.threadFactory(2));
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> scheduler.threadFactory(2));
+            assertTrue(e.getMessage().contains("node 2") && e.getMessage().contains("has 2 nodes (0 to 1)"), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> scheduler.threadFactory(-1));
         }
         assertThrows(IllegalArgumentException.class, () -> NumaScheduler.builder().carriersPerNode(0));
     }
