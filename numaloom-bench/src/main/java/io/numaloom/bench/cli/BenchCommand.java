@@ -8,6 +8,7 @@ import io.numaloom.bench.config.ConfigException;
 import io.numaloom.bench.config.ConfigReader;
 import io.numaloom.bench.config.Field;
 import io.numaloom.bench.locks.KeyedSchemes;
+import io.numaloom.bench.report.MachineInfo;
 import io.numaloom.bench.report.Recommendation;
 import io.numaloom.bench.report.Report;
 import io.numaloom.bench.report.Summary;
@@ -228,7 +229,7 @@ final class BenchCommand {
             return Main.STOPPED; // the shutdown hook reports and cleans up
         }
         out.println();
-        out.print(Report.textTable(rows));
+        out.print(Report.textTable(rows, MachineInfo.timerFloorOf(outDir)));
         String summary = Summary.text(Summary.of(config, rows));
         if (!summary.isEmpty()) {
             out.println();

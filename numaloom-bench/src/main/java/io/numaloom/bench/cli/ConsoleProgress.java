@@ -1,6 +1,8 @@
 package io.numaloom.bench.cli;
 
 import io.numaloom.bench.Point;
+import io.numaloom.bench.report.MachineInfo;
+import io.numaloom.bench.report.Report;
 import io.numaloom.bench.result.PointResult;
 import io.numaloom.bench.run.BenchRunner;
 import io.numaloom.bench.workloads.WorkloadKind;
@@ -28,6 +30,8 @@ final class ConsoleProgress implements BenchRunner.Listener, AutoCloseable {
     private long currentStart;
     private Duration eta;
     private int statusWidth;
+    /** The run's timer floor from its machine.json, read at the start; null if unknown. */
+    private Long timerFloorNs;
 
     ConsoleProgress(PrintStream err) {
         this.err = err;
@@ -44,6 +48,7 @@ final class ConsoleProgress implements BenchRunner.Listener, AutoCloseable {
 
     @Override
     public synchronized void runStarted(Path out, int points, int alreadyDone) {
+        timerFloorNs = MachineInfo.timerFloorOf(out); // machine.json is written before the first point
         err.println("numaloom bench: " + points + " points" + (alreadyDone > 0 ? ", " + alreadyDone + " already done" : "")
                 + "; results in " + out);
     }
@@ -69,10 +74,10 @@ final class ConsoleProgress implements BenchRunner.Listener, AutoCloseable {
             err.printf(Locale.ROOT, "%s: %s ops/ms%s, Jain %.3f%s%s%s (%.1f s)%n", head, num(r.opsPerMs()),
                     r.opsPerMsCiHigh() == null ? "" : String.format(Locale.ROOT, " ±%.1f%%", 100 * (r.opsPerMsCiHigh() - r.opsPerMs()) / r.opsPerMs()),
                     r.jain() == null ? Double.NaN : r.jain(),
-                    (r.latencyP99Ns() == null ? "" : String.format(Locale.ROOT, ", %s p99 %s µs", latencyName(r), num(r.latencyP99Ns() / 1000.0)))
+                    (r.latencyP99Ns() == null ? "" : String.format(Locale.ROOT, ", %s p99 %s µs", latencyName(r), latency(r.latencyP99Ns())))
                             + (r.futileWakeupsPerOp() == null ? "" : String.format(Locale.ROOT, ", futile wake-ups/op %.3f", r.futileWakeupsPerOp()))
                             + (r.signalToLockP50Ns() == null ? "" : String.format(Locale.ROOT, ", signal-to-lock p50 %s µs p99 %s µs",
-                            num(r.signalToLockP50Ns() / 1000.0), num(r.signalToLockP99Ns() / 1000.0))),
+                            latency(r.signalToLockP50Ns()), latency(r.signalToLockP99Ns()))),
                     (r.localHandoffFraction() == null ? "" : String.format(Locale.ROOT, ", local handoffs %.0f%%", 100 * r.localHandoffFraction()))
                             + (r.foreignAcquisitionFraction() == null ? "" : String.format(Locale.ROOT,
                             ", acquired off the asking node %.2f%%, migrations/op %.4f", 100 * r.foreignAcquisitionFraction(), r.migrationsPerOp())),
@@ -124,6 +129,11 @@ final class ConsoleProgress implements BenchRunner.Listener, AutoCloseable {
         if (ticker != null) {
             ticker.shutdownNow();
         }
+    }
+
+    /** A latency as the report and the text table show it: µs, or {@code ≤ X} at the timer's floor. */
+    private String latency(Long ns) {
+        return Report.microsOrFloor(ns, timerFloorNs);
     }
 
     /** What the row's latency columns measure: acquire, put-to-take or response. */

@@ -108,6 +108,19 @@ public record MachineInfo(String host, String cpuModel, int cpus, int nodes, Str
         return Files.exists(file) ? JSON.readValue(file.toFile(), MachineInfo.class) : null;
     }
 
+    /**
+     * The timer floor of a run directory's machine, which the console and the report use for its latencies; null if
+     * it has no machine.json, one written before the floor was recorded, or one that cannot be read.
+     */
+    public static Long timerFloorOf(Path dir) {
+        try {
+            MachineInfo machine = readFrom(dir);
+            return machine == null ? null : machine.timerFloorNs();
+        } catch (IOException | RuntimeException e) {
+            return null; // every latency then reads in µs
+        }
+    }
+
     private static String readCpuModel() {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {

@@ -104,8 +104,19 @@ public final class Report {
         return List.copyOf(places);
     }
 
-    /** The text table of rows printed at the end of a run. */
+    /** The text table of rows, every latency in µs (no timer floor known); see {@link #textTable(List, Long)}. */
     public static String textTable(List<PointResult> rows) {
+        return textTable(rows, null);
+    }
+
+    /**
+     * The text table of rows printed at the end of a run. Its latencies read as in the HTML report
+     * ({@link #microsOrFloor}): one within twice {@code timerFloorNs} reads {@code ≤ X}, and a line under the table
+     * says why.
+     *
+     * @param timerFloorNs the run's timer floor ({@link MachineInfo#timerFloorNs()}), or null if unknown
+     */
+    public static String textTable(List<PointResult> rows, Long timerFloorNs) {
         List<String[]> table = new ArrayList<>();
         boolean waits = rows.stream().anyMatch(r -> r.futileWakeupsPerOp() != null);
         table.add(waits
@@ -116,10 +127,12 @@ public final class Report {
         for (PointResult r : rows) {
             List<String> row = new ArrayList<>(List.of(r.bench(), r.lock(), Integer.toString(r.threads()), num(r.opsPerMs()),
                 r.opsPerMsCiHigh() == null || r.opsPerMs() == null ? "" : num(r.opsPerMsCiHigh() - r.opsPerMs()),
-                num(r.timeMs()), fixed(r.jain(), 3), fixed(r.minMaxRatio(), 2), micros(r.latencyP50Ns()),
-                micros(r.latencyP99Ns()), micros(r.latencyP999Ns()), micros(r.latencyMaxNs()), percent(r.localHandoffFraction())));
+                num(r.timeMs()), fixed(r.jain(), 3), fixed(r.minMaxRatio(), 2), microsOrFloor(r.latencyP50Ns(), timerFloorNs),
+                microsOrFloor(r.latencyP99Ns(), timerFloorNs), microsOrFloor(r.latencyP999Ns(), timerFloorNs),
+                microsOrFloor(r.latencyMaxNs(), timerFloorNs), percent(r.localHandoffFraction())));
             if (waits) {
-                row.addAll(List.of(fixed(r.futileWakeupsPerOp(), 3), micros(r.signalToLockP50Ns()), micros(r.signalToLockP99Ns())));
+                row.addAll(List.of(fixed(r.futileWakeupsPerOp(), 3), microsOrFloor(r.signalToLockP50Ns(), timerFloorNs),
+                        microsOrFloor(r.signalToLockP99Ns(), timerFloorNs)));
             }
             row.addAll(List.of(fixed(r.bytesPerOp(), 2), r.ok() ? "ok" : "FAILED: " + shorten(r.error(), 60)));
             table.add(row.toArray(String[]::new));
@@ -140,7 +153,16 @@ public final class Report {
             }
             sb.append(System.lineSeparator());
         }
+        if (table.stream().skip(1).flatMap(java.util.Arrays::stream).anyMatch(cell -> cell.startsWith("≤"))) {
+            sb.append(floorNote(timerFloorNs)).append(System.lineSeparator());
+        }
         return sb.toString();
+    }
+
+    /** What {@code ≤} in a latency column means, for the text table. */
+    static String floorNote(Long timerFloorNs) {
+        return "≤ in a latency column: at the timer's floor (two System.nanoTime() readings are " + timerFloorNs
+                + " ns apart here), so the wait was too short to measure.";
     }
 
     // Number formats shared with the HTML.
@@ -176,7 +198,7 @@ public final class Report {
      * A latency in µs, or {@code "≤ X"} where it is within twice the timer's floor ({@link MachineInfo#timerFloorNs}),
      * X being that bound: such a value says the wait was too short to measure, not how long it was.
      */
-    static String microsOrFloor(Long ns, Long timerFloorNs) {
+    public static String microsOrFloor(Long ns, Long timerFloorNs) {
         if (ns != null && timerFloorNs != null && timerFloorNs > 0 && ns <= 2 * timerFloorNs) {
             return "≤ " + num(2 * timerFloorNs / 1000.0);
         }
