@@ -47,6 +47,7 @@ final class ConditionAwaitEvent extends LockEvent {
     void returned(boolean timedOut) {
         end();
         if (shouldCommit()) {
+            describeKey();
             this.timedOut = timedOut;
             commit();
         }

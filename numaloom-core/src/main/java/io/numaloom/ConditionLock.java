@@ -45,4 +45,9 @@ abstract class ConditionLock {
     int reportedKeyHash() {
         return 0;
     }
+
+    /** The key of a key's lock, whose {@code toString} JFR events may carry; null for a plain lock. */
+    Object reportedKey() {
+        return null;
+    }
 }

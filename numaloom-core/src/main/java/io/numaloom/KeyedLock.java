@@ -301,6 +301,8 @@ public final class KeyedLock<K> {
      * one object per map of keys, not per key, so 4 bytes here cost nothing per key.
      */
     final String name;
+    /** Whether JFR events carry the key's {@code toString} ({@link Builder#keysInEvents}). */
+    final boolean keysInEvents;
     private volatile Table table;
     private int resizing; // RESIZING: 1 while a thread resizes
     /** Records linked in the table. Accessed through {@link #BOUND}. */
@@ -312,12 +314,13 @@ public final class KeyedLock<K> {
      * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
      */
     public KeyedLock() {
-        this(VnaLock.PER_NODE, null, DEFAULT_IDLE_KEYS, true, false, null);
+        this(VnaLock.PER_NODE, null, DEFAULT_IDLE_KEYS, true, false, null, true);
     }
 
     private KeyedLock(byte mode, QueuePlacement placement, int idleKeys, boolean backgroundRelease,
-                      boolean bindOnFirstLock, String name) {
+                      boolean bindOnFirstLock, String name, boolean keysInEvents) {
         this.name = name;
+        this.keysInEvents = keysInEvents;
         this.bindOnFirstLock = bindOnFirstLock;
         this.mode = mode;
         this.placement = placement;
@@ -335,7 +338,7 @@ public final class KeyedLock<K> {
      * @param <K> the type of the keys
      */
     public static <K> KeyedLock<K> perSocket() {
-        return new KeyedLock<>(VnaLock.PER_SOCKET, null, DEFAULT_IDLE_KEYS, true, false, null);
+        return new KeyedLock<>(VnaLock.PER_SOCKET, null, DEFAULT_IDLE_KEYS, true, false, null, true);
     }
 
     /**
@@ -345,7 +348,7 @@ public final class KeyedLock<K> {
      * @param placement chooses the queue of each waiting thread
      */
     public static <K> KeyedLock<K> withPlacement(QueuePlacement placement) {
-        return new KeyedLock<>(VnaLock.CUSTOM, VnaLock.checkPlacement(placement), DEFAULT_IDLE_KEYS, true, false, null);
+        return new KeyedLock<>(VnaLock.CUSTOM, VnaLock.checkPlacement(placement), DEFAULT_IDLE_KEYS, true, false, null, true);
     }
 
     /**
@@ -364,6 +367,7 @@ public final class KeyedLock<K> {
         private boolean backgroundRelease = true;
         private boolean bindOnFirstLock;
         private String name;
+        private boolean keysInEvents = true;
 
         private Builder() {}
 
@@ -402,15 +406,31 @@ public final class KeyedLock<K> {
         }
 
         /**
-         * A name for this lock in numaloom's JFR events and in {@code ./numaloom contention}, e.g.
-         * {@code "accounts"} (default: none; the report then shows {@code KeyedLock@} and the
-         * identity hash).
+         * A name for this lock in numaloom's JFR events and in the contention summary
+         * ({@code numaloom-tools}), e.g. {@code "accounts"} (default: none; the report then shows
+         * {@code KeyedLock@} and the identity hash).
          *
          * @param name the name, not null
          * @return this builder
          */
         public Builder name(String name) {
             this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /**
+         * Whether numaloom's JFR events name the key of a wait by its {@code toString}, cut to
+         * 64 characters (default true), so that a recording and
+         * {@code numaloom-tools contention} show which keys threads waited for. Off for keys a
+         * recording must not hold (user names, tokens, paths): the events then carry only the key's
+         * {@code hashCode}. The string is built only for a wait that a recording commits (one at or
+         * above its threshold), never on the uncontended path nor without a recording.
+         *
+         * @param on whether events carry the key's {@code toString}
+         * @return this builder
+         */
+        public Builder keysInEvents(boolean on) {
+            this.keysInEvents = on;
             return this;
         }
 
@@ -465,7 +485,7 @@ public final class KeyedLock<K> {
          * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
          */
         public <K> KeyedLock<K> build() {
-            return new KeyedLock<>(mode, placement, idleKeys, backgroundRelease, bindOnFirstLock, name);
+            return new KeyedLock<>(mode, placement, idleKeys, backgroundRelease, bindOnFirstLock, name, keysInEvents);
         }
     }
 
@@ -1672,6 +1692,11 @@ public final class KeyedLock<K> {
             return key.hashCode();
         }
 
+        @Override
+        Object reportedKey() {
+            return key;
+        }
+
         @Override public void lock() { KeyedLock.this.lock(key); }
         @Override public void lockInterruptibly() throws InterruptedException { KeyedLock.this.lockInterruptibly(key); }
         @Override public boolean tryLock() { return KeyedLock.this.tryLock(key); }
@@ -1895,6 +1920,11 @@ public final class KeyedLock<K> {
         int reportedKeyHash() {
             Object k = key();
             return k != null ? k.hashCode() : 0;
+        }
+
+        @Override
+        Object reportedKey() {
+            return key();
         }
 
         /**

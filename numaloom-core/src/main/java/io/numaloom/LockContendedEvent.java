@@ -14,11 +14,13 @@ import jdk.jfr.Threshold;
  * it in a recording's settings, e.g. {@code -XX:StartFlightRecording:settings=...} or
  * {@code jfr configure}, or with {@code RecordingStream.enable(NAME).withThreshold(...)}.
  *
- * <p>The event carries the lock's name ({@link VnaLock#named}, {@code KeyedLock.builder().name})
- * and the waiter's stack. It is committed inside numaloom, a few frames below the caller's
- * {@code lock()} (for a {@code KeyedLock} a few more); with JFR's default {@code stackdepth} of 64
- * the caller's frame is recorded, and {@code ./numaloom contention} groups waits by it. A recording
- * with a much smaller {@code stackdepth} may cut it off.
+ * <p>The event carries the lock's name ({@link VnaLock#named}, {@code KeyedLock.builder().name}),
+ * for a {@code KeyedLock} the key (its {@code toString}, bounded, unless
+ * {@link KeyedLock.Builder#keysInEvents} turned that off), and the waiter's stack. It is committed
+ * inside numaloom, a few frames below the caller's {@code lock()} (for a {@code KeyedLock} a few
+ * more); with JFR's default {@code stackdepth} of 64 the caller's frame is recorded, and the
+ * contention summary ({@code numaloom-tools}) groups waits by it. A recording with a much smaller
+ * {@code stackdepth} may cut it off.
  *
  * <p>Costs: none on the uncontended path, which never reaches this class. On the contended path
  * without a recording, one check that JFR keeps false; with a recording, one small object per
@@ -82,6 +84,7 @@ final class LockContendedEvent extends LockEvent {
     void acquired(boolean queued, int parks, boolean reserved) {
         end();
         if (shouldCommit()) {
+            describeKey();
             this.queued = queued;
             this.parks = parks;
             this.reserved = reserved;

@@ -415,8 +415,8 @@ public class VnaLock extends ConditionLock implements Lock {
 
     /**
      * Creates a lock like {@link #VnaLock()} with a name that numaloom's JFR events carry, so that
-     * {@code ./numaloom contention} and JDK Mission Control show {@code orders} rather than
-     * {@code VnaLock@} and an identity hash.
+     * the contention summary ({@code numaloom-tools}) and JDK Mission Control show {@code orders}
+     * rather than {@code VnaLock@} and an identity hash.
      *
      * @param name the name, not null
      * @return a new lock, one waiting queue per NUMA node

@@ -15,9 +15,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -50,6 +52,7 @@ class LockEventsTest {
         assertEquals(VnaLock.class.getName(), e.getClass("lockClass").getName());
         assertEquals(System.identityHashCode(lock), e.getInt("lockIdentity"));
         assertEquals(0, e.getInt("keyHash"));
+        assertNull(e.getString("key"), "a plain lock has no key");
         assertEquals(Thread.currentThread().getName(), e.getThread("previousOwner").getJavaName());
         assertEquals(virtual, e.getThread().isVirtual());
         assertEquals(1, e.getInt("waiterQueue"));
@@ -96,6 +99,56 @@ class LockEventsTest {
         assertEquals(KeyedLock.class.getName(), e.getClass("lockClass").getName());
         assertEquals(System.identityHashCode(locks), e.getInt("lockIdentity"));
         assertEquals(key.hashCode(), e.getInt("keyHash"));
+        assertEquals(key, e.getString("key"), "the key's toString");
+    }
+
+    @Test
+    void aKeyedLockBuiltWithoutKeysInEventsRecordsOnlyTheKeysHash(@TempDir Path dir) throws Exception {
+        KeyedLock<String> locks = KeyedLock.builder().name("secrets").keysInEvents(false).build();
+        String key = "token-7f3a";
+        List<RecordedEvent> events = record(dir, LockContendedEvent.NAME, () -> contendOnce(locks.forKey(key)));
+        assertEquals(1, events.size(), events.toString());
+        RecordedEvent e = events.getFirst();
+        assertEquals("secrets", e.getString("name"));
+        assertEquals(key.hashCode(), e.getInt("keyHash"));
+        assertNull(e.getString("key"), "opted out");
+        assertTrue(!e.toString().contains(key), e.toString());
+    }
+
+    @Test
+    void aLongKeyIsCutToSixtyFourCharactersAndAKeysConditionWaitCarriesItsKey(@TempDir Path dir) throws Exception {
+        KeyedLock<String> locks = KeyedLock.builder().build();
+        String key = "k".repeat(1000);
+        Lock keyLock = locks.forKey(key);
+        Condition never = keyLock.newCondition();
+        List<RecordedEvent> events = record(dir, ConditionAwaitEvent.NAME, () -> {
+            keyLock.lock();
+            try {
+                never.await(1, TimeUnit.MILLISECONDS);
+            } finally {
+                keyLock.unlock();
+            }
+        });
+        assertEquals(1, events.size(), events.toString());
+        String recorded = events.getFirst().getString("key");
+        assertEquals(LockEvent.MAX_KEY_CHARS, recorded.length(), recorded);
+        assertEquals("k".repeat(LockEvent.MAX_KEY_CHARS - 3) + "...", recorded);
+    }
+
+    @Test
+    void aKeysStringIsBoundedAndAToStringThatThrowsIsNamedNotThrown() {
+        assertEquals("alice", LockEvent.bounded("alice"));
+        assertEquals("null", LockEvent.bounded(null));
+        assertEquals(42 + "", LockEvent.bounded(42));
+        String exact = "x".repeat(LockEvent.MAX_KEY_CHARS);
+        assertEquals(exact, LockEvent.bounded(exact));
+        // a surrogate pair across the cut is dropped whole, not halved
+        String emoji = "x".repeat(LockEvent.MAX_KEY_CHARS - 4) + "\uD83D\uDE00" + "tail";
+        assertEquals("x".repeat(LockEvent.MAX_KEY_CHARS - 4) + "...", LockEvent.bounded(emoji));
+        Object bad = new Object() {
+            @Override public String toString() { throw new IllegalStateException("no"); }
+        };
+        assertEquals("(toString threw java.lang.IllegalStateException)", LockEvent.bounded(bad));
     }
 
     @ParameterizedTest(name = "signalled: {0}")
@@ -205,6 +258,18 @@ class LockEventsTest {
         return RecordingFile.readAllEvents(file).stream()
                 .filter(e -> e.getEventType().getName().equals(event))
                 .toList();
+    }
+
+    /** The current thread holds {@code lock} until a virtual thread is parked on it, then releases it. */
+    static void contendOnce(Lock lock) throws InterruptedException {
+        lock.lock();
+        Thread waiter = start(true, () -> {
+            lock.lock();
+            lock.unlock();
+        });
+        awaitParked(waiter);
+        lock.unlock();
+        waiter.join();
     }
 
     static Thread start(boolean virtual, Runnable body) {
