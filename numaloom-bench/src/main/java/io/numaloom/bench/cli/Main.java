@@ -1,6 +1,7 @@
 package io.numaloom.bench.cli;
 
 import io.numaloom.bench.config.Suggest;
+import io.numaloom.tools.ContentionCommand;
 
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -40,7 +41,7 @@ public final class Main {
                 case "topology" -> TopologyCommand.run(rest, out, err);
                 case "plot" -> PlotCommand.run(rest, out, err);
                 case "jmh" -> JmhCommand.run(rest, out, err);
-                case "contention" -> ContentionCommand.run(rest, out, err);
+                case "contention" -> ContentionCommand.run(rest, out, err, "./numaloom contention");
                 default -> {
                     err.println("numaloom: unknown command '" + args[0] + "'"
                             + Suggest.hint(args[0], List.of("bench", "topology", "plot", "jmh", "contention")));
@@ -90,10 +91,12 @@ public final class Main {
                                  redraw the plots and index.html of a results directory
                   jmh [JMH options]
                                  run the JMH microbenchmarks in the bench jar (e.g. -prof gc; -l lists them)
-                  contention FILE.jfr [--out DIR] [--top N]
-                                 the most contended numaloom locks of a JFR recording of any application:
-                                 waits, percentiles, parks, cross-node waits, longest holders; a table and
-                                 an HTML page with a histogram
+                  contention FILE.jfr [--out DIR] [--top N] [--no-keys]
+                                 the lock waits of a JFR recording of any application: numaloom's locks
+                                 (percentiles, parks, cross-node waits, holders, keys, conditions) beside
+                                 ReentrantLock and other parks and synchronized, with where the application
+                                 waited; a table and an HTML page (also numaloom-tools' jar: java -jar
+                                 numaloom-tools/target/numaloom-tools-*.jar contention FILE.jfr)
 
                 Each command takes --help. Configurations: see configs/ and ./numaloom bench --help.
                 """;

@@ -19,8 +19,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code ./numaloom contention} on recordings made here: waits are made certain (the holder keeps
- * the lock until the waiter is parked, then 30 ms more), so counts and order are exact.
+ * {@code ./numaloom contention} (numaloom-tools' command, which the bench runs) on recordings made
+ * here: waits are made certain (the holder keeps the lock until the waiter is parked, then 30 ms
+ * more), so counts and order are exact. numaloom-tools' own tests cover the JDK's locks.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ContentionCommandTest {
@@ -66,7 +67,7 @@ class ContentionCommandTest {
         assertTrue(busyRow.contains(Thread.currentThread().getName()), "the holder: " + busyRow);
         String keyed = "accounts";
         row(text, keyed);
-        assertTrue(text.contains("keys of " + keyed + " waited for longest: hash " + "alice".hashCode()), text);
+        assertTrue(text.contains("keys of " + keyed + " waited for longest: alice "), "the key by its toString:\n" + text);
         assertTrue(text.lines().findFirst().orElseThrow().contains("thresholds: ConditionAwait 0 ns, LockContended 0 ns"),
                 "the thresholds the recording used, from its jdk.ActiveSetting events:\n" + text);
         // Every wait's call site is the waiter's lambda in waitOnce, below numaloom's own frames (for the
@@ -81,10 +82,8 @@ class ContentionCommandTest {
         assertTrue(row(text.substring(text.indexOf("condition waits on")), "VnaLock@").matches(".*\\s1\\s+\\S+\\s+1$"),
                 "one condition wait, timed out:\n" + text);
         String html = Files.readString(out.resolve("contention.html"));
-        assertTrue(html.contains(busyRow.split("\\s+")[0]) && html.contains("contention-waits.png"), html);
+        assertTrue(html.contains(busyRow.split("\\s+")[0]) && html.contains("<svg"), "the histogram, inline:\n" + html);
         assertTrue(html.contains("ContentionCommandTest.lambda$waitOnce$") && html.contains("LockContended 0 ns"), html);
-        assertTrue(Files.size(out.resolve("contention-waits.png")) > 0);
-        assertTrue(Files.exists(out.resolve("contention-waits.svg")));
     }
 
     @Test
