@@ -31,9 +31,10 @@ import java.util.List;
  * nodes linked before it: a reader's walk ends, even across nodes unlinked while it walks (it may
  * then report a thread that has just acquired, as {@code ReentrantLock}'s snapshot may).
  *
- * <p>Properties: no allocation (the condition's waiter is the node), no atomic instruction; a
- * signal and a re-acquisition each add a few plain and release stores to the owner's critical
- * section.
+ * <p>Properties: no allocation (the condition's waiter is the node); the list needs no atomic
+ * instruction, a signal and a re-acquisition each add a few plain and release stores to the
+ * owner's critical section; the count in {@code queued} costs one atomic add per signal and one
+ * per re-acquisition that does not queue.
  */
 final class SignalledWaiters {
 
