@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
@@ -211,10 +212,12 @@ class SignalledWaiterMonitoringTest {
             Lock lock = m.lock();
             Condition c = m.condition();
             Thread.Builder b = virtual ? Thread.ofVirtual() : Thread.ofPlatform();
+            AtomicBoolean reacquired = new AtomicBoolean(); // set holding the lock: we read it holding it too
             Thread waiter = b.start(() -> {
                 lock.lock();
                 try {
                     c.awaitUninterruptibly();
+                    reacquired.set(true);
                 } finally {
                     lock.unlock();
                 }
@@ -227,13 +230,14 @@ class SignalledWaiterMonitoringTest {
             try {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 // Parked in the lock's queue: its blocker is the VnaLock (a key's record, for a key), not the condition.
-                while (!(LockSupport.getBlocker(waiter) instanceof VnaLock) && waiter.isAlive()) {
+                // A round the waiter won (it re-acquired before our lock()) is over: we got the lock after it.
+                while (!reacquired.get() && !(LockSupport.getBlocker(waiter) instanceof VnaLock)) {
                     assertTrue(m.hasQueuedThread(waiter), "the signalled waiter is queued until it holds the lock");
                     assertEquals(1, m.getQueueLength());
-                    assertTrue(System.nanoTime() < deadline, "the waiter neither queued nor finished");
+                    assertTrue(System.nanoTime() < deadline, "the waiter neither queued nor re-acquired");
                     Thread.onSpinWait();
                 }
-                if (waiter.isAlive()) { // parked in the lock's queue while we hold the lock
+                if (!reacquired.get()) { // parked in the lock's queue while we hold the lock
                     observed++;
                     assertTrue(m.hasQueuedThread(waiter));
                     assertTrue(m.hasQueuedThreads());
