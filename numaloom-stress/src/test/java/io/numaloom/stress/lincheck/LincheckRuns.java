@@ -16,7 +16,7 @@ final class LincheckRuns {
     static final int ACTORS_PER_THREAD = 3;
 
     static int iterations() {
-        return Integer.getInteger("numaloom.lincheck.iterations", 30);
+        return Integer.getInteger("numaloom.lincheck.iterations", 20);
     }
 
     static int invocations() {

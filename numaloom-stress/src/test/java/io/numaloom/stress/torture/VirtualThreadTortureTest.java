@@ -40,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>Runs once per {@link Subject} in a JVM whose virtual-thread scheduler has the parallelism the build sets
  * ({@code -Djdk.virtualThreadScheduler.parallelism=1} and {@code 2}, two surefire executions); at parallelism 1 a
  * holder that yields must still let everybody finish, which is where spinning waiters livelock. Properties:
- * {@code numaloom.torture.seconds} (per subject; 2 in CI, 60 under {@code -Pstress}),
+ * {@code numaloom.torture.seconds} (per subject; 1 in CI, 60 under {@code -Pstress}),
  * {@code numaloom.torture.parallelism} (what the build set, checked), {@code numaloom.torture.dumpDir}.
  *
  * <p>With {@code numaloom.torture.scheduler=numa} (the surefire execution {@code torture-numa}, which adds the
@@ -62,7 +62,7 @@ class VirtualThreadTortureTest {
 
     @BeforeAll
     static void configuration() throws IOException {
-        duration = Duration.ofMillis((long) (1000 * Double.parseDouble(System.getProperty("numaloom.torture.seconds", "2"))));
+        duration = Duration.ofMillis((long) (1000 * Double.parseDouble(System.getProperty("numaloom.torture.seconds", "1"))));
         dumpDir = Path.of(System.getProperty("numaloom.torture.dumpDir", "target/torture")).toAbsolutePath();
         Files.createDirectories(dumpDir);
         String expected = System.getProperty("numaloom.torture.parallelism");
