@@ -15,7 +15,11 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.IntSupplier;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,23 +36,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 class SignalledWaiterMonitoringTest {
 
-    /** The monitoring methods of one lock and one of its conditions, whichever class has them. */
-    interface Monitored {
-        Lock lock();
-
-        Condition condition();
-
-        boolean hasQueuedThread(Thread t);
-
-        boolean hasQueuedThreads();
-
-        int getQueueLength();
-
-        Collection<Thread> getQueuedThreads();
-
-        boolean hasWaiters();
-
-        int getWaitQueueLength();
+    /**
+     * The monitoring methods of one lock and one of its conditions, whichever class has them (the three classes
+     * share no interface for them), each answered by the lock's own method.
+     */
+    record Monitored(Lock lock, Condition condition, Predicate<Thread> queued, BooleanSupplier anyQueued,
+                     IntSupplier queueLength, Supplier<Collection<Thread>> queuedThreads, BooleanSupplier waiters,
+                     IntSupplier waitQueueLength) {
+        boolean hasQueuedThread(Thread t) { return queued.test(t); }
+        boolean hasQueuedThreads() { return anyQueued.getAsBoolean(); }
+        int getQueueLength() { return queueLength.getAsInt(); }
+        Collection<Thread> getQueuedThreads() { return queuedThreads.get(); }
+        boolean hasWaiters() { return waiters.getAsBoolean(); }
+        int getWaitQueueLength() { return waitQueueLength.getAsInt(); }
     }
 
     /** ReentrantLock, with its protected getQueuedThreads opened. */
@@ -62,45 +62,21 @@ class SignalledWaiterMonitoringTest {
     static Monitored reentrant() {
         OpenReentrantLock l = new OpenReentrantLock();
         Condition c = l.newCondition();
-        return new Monitored() {
-            public Lock lock() { return l; }
-            public Condition condition() { return c; }
-            public boolean hasQueuedThread(Thread t) { return l.hasQueuedThread(t); }
-            public boolean hasQueuedThreads() { return l.hasQueuedThreads(); }
-            public int getQueueLength() { return l.getQueueLength(); }
-            public Collection<Thread> getQueuedThreads() { return l.getQueuedThreads(); }
-            public boolean hasWaiters() { return l.hasWaiters(c); }
-            public int getWaitQueueLength() { return l.getWaitQueueLength(c); }
-        };
+        return new Monitored(l, c, l::hasQueuedThread, l::hasQueuedThreads, l::getQueueLength, l::getQueuedThreads,
+                () -> l.hasWaiters(c), () -> l.getWaitQueueLength(c));
     }
 
     static Monitored vna(VnaLock l) {
         Condition c = l.newCondition();
-        return new Monitored() {
-            public Lock lock() { return l; }
-            public Condition condition() { return c; }
-            public boolean hasQueuedThread(Thread t) { return l.hasQueuedThread(t); }
-            public boolean hasQueuedThreads() { return l.hasQueuedThreads(); }
-            public int getQueueLength() { return l.getQueueLength(); }
-            public Collection<Thread> getQueuedThreads() { return l.getQueuedThreads(); }
-            public boolean hasWaiters() { return l.hasWaiters(c); }
-            public int getWaitQueueLength() { return l.getWaitQueueLength(c); }
-        };
+        return new Monitored(l, c, l::hasQueuedThread, l::hasQueuedThreads, l::getQueueLength, l::getQueuedThreads,
+                () -> l.hasWaiters(c), () -> l.getWaitQueueLength(c));
     }
 
     static Monitored key(KeyedLock<String> keyed, String key) {
         KeyedLock<String>.KeyLock l = keyed.forKey(key);
         Condition c = l.newCondition();
-        return new Monitored() {
-            public Lock lock() { return l; }
-            public Condition condition() { return c; }
-            public boolean hasQueuedThread(Thread t) { return l.hasQueuedThread(t); }
-            public boolean hasQueuedThreads() { return l.hasQueuedThreads(); }
-            public int getQueueLength() { return l.getQueueLength(); }
-            public Collection<Thread> getQueuedThreads() { return l.getQueuedThreads(); }
-            public boolean hasWaiters() { return l.hasWaiters(c); }
-            public int getWaitQueueLength() { return l.getWaitQueueLength(c); }
-        };
+        return new Monitored(l, c, l::hasQueuedThread, l::hasQueuedThreads, l::getQueueLength, l::getQueuedThreads,
+                () -> l.hasWaiters(c), () -> l.getWaitQueueLength(c));
     }
 
     static Stream<Arguments> locks() {
