@@ -9,6 +9,7 @@ import io.numaloom.bench.config.ConfigReader;
 import io.numaloom.bench.config.Field;
 import io.numaloom.bench.locks.KeyedSchemes;
 import io.numaloom.bench.report.MachineInfo;
+import io.numaloom.bench.report.BestOther;
 import io.numaloom.bench.report.Recommendation;
 import io.numaloom.bench.report.Report;
 import io.numaloom.bench.report.Summary;
@@ -235,6 +236,11 @@ final class BenchCommand {
             out.println();
             out.print(summary);
         }
+        String versus = BestOther.text(BestOther.of(config, rows));
+        if (!versus.isEmpty()) {
+            out.println();
+            out.print(versus);
+        }
         long failed = rows.stream().filter(r -> !r.ok()).count();
         out.println();
         out.print(lastBlock(outDir, config, rows, String.format("%d points, %d failed, in %s. Report: %s", rows.size(), failed,
@@ -368,7 +374,8 @@ final class BenchCommand {
                   <bench id>.png, .svg       throughput (or time) against threads, one line per lock, 95% CI bands
                   index.html                 the verdict, who won, plots, tables, machine, JVM flags and the
                                              configuration
-                  summary.csv                each lock / unfair ReentrantLock per bench and thread count
+                  summary.csv                each lock / unfair ReentrantLock per bench and thread count; VNA /
+                                             the best other lock; each lock / its own 1-thread throughput
                   config.json, machine.json  the effective configuration; the machine and the run's sessions
                                              (its start and each --resume: start, load, stall probe)
                   logs/                      JMH's output per point

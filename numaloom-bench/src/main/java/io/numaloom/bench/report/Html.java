@@ -54,7 +54,11 @@ final class Html {
             h.append("<a href=\"#").append(esc(s.bench().id())).append("\">").append(esc(s.bench().title())).append("</a>");
         }
         h.append("<a href=\"#machine\">Machine</a><a href=\"#config\">Configuration</a></nav>\n");
-        whoWon(h, summary);
+        java.util.Map<String, BestOther.Line> bestOther = new java.util.HashMap<>();
+        for (Report.Section s : sections) {
+            BestOther.of(s.bench(), s.rows()).ifPresent(line -> bestOther.put(s.bench().id(), line));
+        }
+        whoWon(h, summary, bestOther);
 
         for (Report.Section s : sections) {
             bench(h, s, machine == null ? null : machine.timerFloorNs());
@@ -145,8 +149,12 @@ final class Html {
         }
     }
 
-    /** Each lock against its bench's baseline, per bench and thread count, with the one-line verdicts. */
-    private static void whoWon(StringBuilder h, List<Summary.BenchSummary> summary) {
+    /**
+     * Each lock against its bench's baseline, per bench and thread count, with the one-line verdicts and VNA against the
+     * best other lock ({@link BestOther}).
+     */
+    private static void whoWon(StringBuilder h, List<Summary.BenchSummary> summary,
+                               java.util.Map<String, BestOther.Line> bestOther) {
         if (summary.stream().allMatch(s -> s.locks().isEmpty())) {
             return;
         }
@@ -176,6 +184,10 @@ final class Html {
             h.append("</table>\n<ul>");
             for (Summary.LockLine line : s.locks()) {
                 h.append("<li>").append(esc(line.verdict())).append("</li>");
+            }
+            BestOther.Line best = bestOther.get(s.id());
+            if (best != null) {
+                h.append("<li>").append(esc(best.text())).append("</li>");
             }
             h.append("</ul>\n");
             if (s.locks().stream().anyMatch(l -> l.cells().stream().anyMatch(Summary.Cell::spansSessions))) {
@@ -298,11 +310,65 @@ final class Html {
                     .append("a latency is the difference of two readings, so one within twice that says the wait was too short ")
                     .append("to measure, not how long it was.</p>\n");
         }
+        BestOther.of(b, s.rows()).ifPresent(line -> bestOther(h, line));
+        SerialBound.of(b, s.rows()).ifPresent(line -> serialBound(h, line));
         String placement = s.rows().stream().map(PointResult::placement).filter(p -> p != null && !p.isEmpty())
                 .findFirst().orElse(null);
         if (placement != null) {
             h.append("<p class=\"muted\">Placement: ").append(esc(placement)).append(".</p>\n");
         }
+    }
+
+    /** VNA over the best other lock at each thread count of a bench, the lock named, with the mean and the lowest. */
+    private static void bestOther(StringBuilder h, BestOther.Line line) {
+        h.append("<p><b>").append(BestOther.LOCK).append(" against the best other lock</b> at each thread count: its ")
+                .append("throughput over the highest of the other locks' (▲ faster, ▼ slower where the two 95% intervals ")
+                .append("do not overlap; [ ] the best other lock was measured in another session).</p>\n")
+                .append("<table><tr><th class=\"l\">threads</th>");
+        line.points().forEach(p -> h.append("<th>").append(p.cell().threads()).append("</th>"));
+        h.append("</tr>\n<tr><td class=\"l\">best other lock</td>");
+        line.points().forEach(p -> h.append(td(p.best())));
+        h.append("</tr>\n<tr><td class=\"l\">").append(BestOther.LOCK).append(" / best other</td>");
+        line.points().forEach(p -> h.append(td(Summary.marked(p.cell()))));
+        h.append("</tr>\n</table>\n<p class=\"muted\">");
+        if (line.lowest() == null) {
+            h.append("No point whose best other lock was measured in the session of VNA's point.");
+        } else {
+            h.append(String.format(java.util.Locale.ROOT, "Geometric mean %.2f, lowest %.2f at %d thread%s (%s).",
+                    line.geometricMean(), line.lowest().cell().ratio(), line.lowest().cell().threads(),
+                    line.lowest().cell().threads() == 1 ? "" : "s", esc(line.lowest().best())));
+        }
+        h.append("</p>\n");
+    }
+
+    /** Each lock's throughput above 1 thread over its own at 1 thread, or that there is no 1-thread point. */
+    private static void serialBound(StringBuilder h, SerialBound.BenchLine line) {
+        h.append("<p><b>Serial bound</b>: each lock's throughput as a ratio to its own at 1 thread of this bench ")
+                .append("(1: as much done as by one thread alone; ▲ above, ▼ below where the two 95% intervals do not ")
+                .append("overlap).</p>\n");
+        if (!line.measuresOneThread()) {
+            h.append("<p class=\"muted\">Serial bound: ").append(SerialBound.NO_ONE_THREAD).append(" in this bench (threads ")
+                    .append(line.threads().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")))
+                    .append("), so no ratio to one thread.</p>\n");
+            return;
+        }
+        h.append("<table><tr><th class=\"l\">lock</th>");
+        line.threads().forEach(t -> h.append("<th>").append(t).append(" threads</th>"));
+        h.append("</tr>\n");
+        for (SerialBound.LockLine lock : line.locks()) {
+            h.append("<tr><td class=\"l\">").append(esc(lock.lock())).append("</td>");
+            if (!lock.hasOneThread()) {
+                h.append("<td class=\"l\" colspan=\"").append(line.threads().size()).append("\">")
+                        .append(SerialBound.NO_ONE_THREAD).append("</td></tr>\n");
+                continue;
+            }
+            for (int t : line.threads()) {
+                h.append(td(lock.entries().stream().filter(e -> e.threads() == t).findFirst()
+                        .map(e -> Summary.marked(e.ratio())).orElse("")));
+            }
+            h.append("</tr>\n");
+        }
+        h.append("</table>\n");
     }
 
     private static void machine(StringBuilder h, MachineInfo m) {

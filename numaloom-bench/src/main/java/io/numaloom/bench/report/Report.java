@@ -21,8 +21,10 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * The report of a results directory: a plot per bench ({@link Charts}), {@code summary.csv} ({@link Summary})
- * and {@code index.html} with the verdict ({@link Recommendation}, as the console's last block), who won, the plots, a table per bench, the machine, the measured JVMs' flags and the configuration. Everything is
+ * The report of a results directory: a plot per bench ({@link Charts}), {@code summary.csv} ({@link Summary},
+ * {@link BestOther}, {@link SerialBound}) and {@code index.html} with the verdict ({@link Recommendation}, as the
+ * console's last block), who won, the plots, a table per bench with VNA against the best other lock and each lock's
+ * serial-bound ratios, the machine, the measured JVMs' flags and the configuration. Everything is
  * drawn from the files of the directory ({@code config.json}, {@code results.json}, {@code machine.json},
  * {@code run.json}), so {@code ./numaloom plot DIR} redraws it at any time, also for a run cut short.
  */
@@ -60,7 +62,7 @@ public final class Report {
             sections.add(new Section(bench, benchRows, drawn));
         }
         List<Summary.BenchSummary> summary = Summary.of(config, rows);
-        Summary.writeCsv(dir, summary);
+        Summary.writeCsv(dir, summary, BestOther.of(config, rows), SerialBound.of(config, rows));
         Recommendation recommendation = Recommendation.of(config, rows, machine);
         Files.writeString(dir.resolve(INDEX), Html.render(config, configText, sections, summary, recommendation, machine, run));
     }

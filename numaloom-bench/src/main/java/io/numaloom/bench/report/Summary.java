@@ -22,8 +22,9 @@ import java.util.stream.Collectors;
  * {@code ConcurrentHashMap} of {@code ReentrantLock}s), a verdict per point (faster or slower only where the
  * two 95% confidence intervals do not overlap, else tied) and a one-line verdict per lock. Printed near the end of
  * a run (before {@link Recommendation}, the last block), shown in {@code index.html} and written to
- * {@code summary.csv}, which also holds, per point, the lock's worst acquire wait as a ratio to the baseline's. A
- * bench without its baseline lock has no summary.
+ * {@code summary.csv}, which also holds, per point, the lock's worst acquire wait as a ratio to the baseline's, and the
+ * rows of VNA against the best other lock ({@link BestOther}) and of each lock against its own 1-thread point
+ * ({@link SerialBound}). A bench without its baseline lock has no summary.
  *
  * <p>A ratio whose two points were measured in different sessions of a resumed run ({@link Cell#spansSessions()}) is
  * shown in brackets and left out of every verdict and geometric mean: the two points ran hours apart, perhaps under
@@ -35,6 +36,12 @@ public final class Summary {
     /** The keyed scheme every other is compared with in keyed benches. */
     public static final String KEYED_BASELINE = "CHM_REENTRANT";
     public static final String FILE = "summary.csv";
+    /** The {@code comparison} of a row of {@code summary.csv} against the bench's baseline. */
+    public static final String CSV_BASELINE = "baseline";
+    /** The {@code comparison} of a row of VNA against the best other lock ({@link BestOther}). */
+    public static final String CSV_BEST_OTHER = "best-other";
+    /** The {@code comparison} of a row of a lock against its own 1-thread point ({@link SerialBound}). */
+    public static final String CSV_SERIAL_BOUND = "serial-bound";
     static final String BASELINE_NAME = "unfair ReentrantLock";
     static final String KEYED_BASELINE_NAME = "a ConcurrentHashMap of ReentrantLocks";
     /** The layout every other is compared with in falseSharing benches. */
@@ -338,6 +345,20 @@ public final class Summary {
     static final String SESSIONS_NOTE = "[ ]: the two points were measured in different sessions of the resumed run "
             + "(see machine.json): shown, but left out of every verdict and mean";
 
+    private static void csvRow(StringBuilder sb, String bench, String lock, Cell c, String comparison, String reference) {
+        sb.append(String.format(Locale.ROOT, "%s,%s,%d,%s,%s,%.4f,%s,%s,%d,%d,%s,%s%n", bench, lock, c.threads(),
+                sixDigits(c.opsPerMs()), sixDigits(c.baselineOpsPerMs()), c.ratio(),
+                c.spansSessions() ? "sessions-differ" : c.verdict().name().toLowerCase(Locale.ROOT),
+                c.worstWaitRatio() == null ? "" : String.format(Locale.ROOT, "%.4f", c.worstWaitRatio()),
+                c.session(), c.baselineSession(), comparison, reference));
+    }
+
+    private static void csvMean(StringBuilder sb, String bench, String lock, double mean, String comparison,
+                                String reference) {
+        sb.append(String.format(Locale.ROOT, "%s,%s,geomean,,,%s,,,,,%s,%s%n", bench, lock,
+                Double.isNaN(mean) ? "" : String.format(Locale.ROOT, "%.4f", mean), comparison, reference));
+    }
+
     private static String sixDigits(double v) {
         return new java.math.BigDecimal(v).round(new java.math.MathContext(6)).stripTrailingZeros().toPlainString();
     }
@@ -348,24 +369,48 @@ public final class Summary {
     }
 
     /**
-     * Writes {@code summary.csv}: one row per lock and thread count, then one per lock with the geometric mean of the
-     * throughput ratios. A ratio whose points two sessions measured has the verdict {@code sessions-differ} and is not
-     * in the mean; {@code session} and {@code baselineSession} say which.
+     * Writes {@code summary.csv}, three kinds of rows told apart by the {@code comparison} column, {@code reference}
+     * naming what the row's lock is compared with ({@code baselineOpsPerMs} is its throughput):
+     * <ul>
+     * <li>{@value #CSV_BASELINE}: one row per lock and thread count against the bench's baseline, then one per lock
+     * with the geometric mean of the throughput ratios (threads {@code geomean});</li>
+     * <li>{@value #CSV_BEST_OTHER}: one row per thread count of VNA against the other lock with the highest throughput
+     * there, then one with the geometric mean;</li>
+     * <li>{@value #CSV_SERIAL_BOUND}: one row per lock and thread count above 1 against the same lock at 1 thread; where
+     * the lock has no 1-thread point, the ratio is empty and the verdict {@code no-1-thread-point}.</li>
+     * </ul>
+     * A ratio whose points two sessions measured has the verdict {@code sessions-differ} and is not in the mean;
+     * {@code session} and {@code baselineSession} say which. The first ten columns are those of the file before it had
+     * the other comparisons.
      */
-    public static void writeCsv(Path dir, List<BenchSummary> summaries) throws IOException {
-        StringBuilder sb = new StringBuilder(
-                "bench,lock,threads,opsPerMs,baselineOpsPerMs,ratio,verdict,worstWaitRatio,session,baselineSession\n");
+    public static void writeCsv(Path dir, List<BenchSummary> summaries, List<BestOther.Line> bestOthers,
+                                List<SerialBound.BenchLine> serialBounds) throws IOException {
+        StringBuilder sb = new StringBuilder("bench,lock,threads,opsPerMs,baselineOpsPerMs,ratio,verdict,worstWaitRatio,"
+                + "session,baselineSession,comparison,reference\n");
         for (BenchSummary s : summaries) {
             for (LockLine line : s.locks()) {
                 for (Cell c : line.cells()) {
-                    sb.append(String.format(Locale.ROOT, "%s,%s,%d,%s,%s,%.4f,%s,%s,%d,%d%n", s.id(), line.lock(), c.threads(),
-                            sixDigits(c.opsPerMs()), sixDigits(c.baselineOpsPerMs()), c.ratio(),
-                            c.spansSessions() ? "sessions-differ" : c.verdict().name().toLowerCase(Locale.ROOT),
-                            c.worstWaitRatio() == null ? "" : String.format(Locale.ROOT, "%.4f", c.worstWaitRatio()),
-                            c.session(), c.baselineSession()));
+                    csvRow(sb, s.id(), line.lock(), c, CSV_BASELINE, s.baseline());
                 }
-                sb.append(Double.isNaN(line.geometricMean()) ? String.format(Locale.ROOT, "%s,%s,geomean,,,,,,,%n", s.id(), line.lock())
-                        : String.format(Locale.ROOT, "%s,%s,geomean,,,%.4f,,,,%n", s.id(), line.lock(), line.geometricMean()));
+                csvMean(sb, s.id(), line.lock(), line.geometricMean(), CSV_BASELINE, s.baseline());
+            }
+        }
+        for (BestOther.Line line : bestOthers) {
+            for (BestOther.Point p : line.points()) {
+                csvRow(sb, line.bench(), BestOther.LOCK, p.cell(), CSV_BEST_OTHER, p.best());
+            }
+            csvMean(sb, line.bench(), BestOther.LOCK, line.geometricMean(), CSV_BEST_OTHER, "");
+        }
+        for (SerialBound.BenchLine b : serialBounds) {
+            for (SerialBound.LockLine line : b.locks()) {
+                for (SerialBound.Entry e : line.entries()) {
+                    if (e.ratio() != null) {
+                        csvRow(sb, b.bench(), line.lock(), e.ratio(), CSV_SERIAL_BOUND, line.lock());
+                    } else {
+                        sb.append(String.format(Locale.ROOT, "%s,%s,%d,%s,,,no-1-thread-point,,%d,,%s,%n", b.bench(),
+                                line.lock(), e.threads(), sixDigits(e.opsPerMs()), e.session(), CSV_SERIAL_BOUND));
+                    }
+                }
             }
         }
         Path tmp = dir.resolve(FILE + ".tmp");

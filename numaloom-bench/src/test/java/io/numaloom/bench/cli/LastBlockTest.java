@@ -58,6 +58,9 @@ class LastBlockTest {
         assertEquals(Recommendation.read(run).lines(), block.subList(0, block.size() - 1),
                 "the console says what the results folder (and so index.html) says");
         assertFalse(text.contains("Overall"), "no line averages different points per lock: " + text);
+        assertTrue(lines.subList(0, start).contains("  a: x1 2.00 ▲ (UNFAIR_REENTRANT), x2 2.00 ▲ (UNFAIR_REENTRANT); "
+                + "geometric mean 2.00, lowest 2.00 at x1"), "VNA against the best other lock, a line per bench, above the "
+                + "last block: " + text);
 
         MainTest.Result plot = MainTest.main("plot", run.toString());
         assertEquals(Main.OK, plot.status(), plot.err());

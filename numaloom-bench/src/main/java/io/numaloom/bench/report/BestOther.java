@@ -1,0 +1,126 @@
+package io.numaloom.bench.report;
+
+import io.numaloom.bench.config.BenchConfig;
+import io.numaloom.bench.config.BenchDefinition;
+import io.numaloom.bench.result.PointResult;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * VnaLock against the best other lock of its bench, at each thread count: VNA's throughput over the highest throughput
+ * that any other lock of the bench reached at the same thread count, that lock named. The {@link Summary} holds every
+ * lock against one reference (unfair {@code ReentrantLock}); this asks whether some lock of the run did better than
+ * VnaLock at a point, and which. A point is marked as everywhere in the report ({@link Summary.Verdict}: faster or slower
+ * only where the two 95% confidence intervals do not overlap, else tied).
+ *
+ * <p>Of two other locks with the same throughput, the one listed first in the bench is named. The best other lock is
+ * chosen among the points measured in the session of the run that measured VNA's point; only
+ * where no other lock was measured in that session is it taken from another, and that ratio is shown in brackets and
+ * counted in neither the geometric mean nor the lowest ratio, as {@link Summary.Cell#spansSessions()} says.
+ *
+ * <p>A bench that did not measure {@value #LOCK}, or no other lock at any of VNA's thread counts, has no line.
+ */
+public final class BestOther {
+    /** The lock held against the best of the others. */
+    public static final String LOCK = "VNA";
+
+    private BestOther() {}
+
+    /**
+     * VNA against the best other lock at one thread count.
+     *
+     * @param best the other lock with the highest throughput there
+     * @param cell VNA's throughput over {@code best}'s ({@link Summary.Cell#baselineOpsPerMs()} is {@code best}'s), with
+     *             its verdict
+     */
+    public record Point(String best, Summary.Cell cell) {
+        /** "x2 1.08 ▲ (SHFL)"; in brackets, unmarked, where the two points were measured in different sessions. */
+        public String text() {
+            return "x" + cell.threads() + " " + Summary.marked(cell) + " (" + best + ")";
+        }
+    }
+
+    /**
+     * One bench's points, in the order of its thread counts.
+     *
+     * @param geometricMean of the ratios of the points measured in one session; NaN if there is none
+     * @param lowest        the point of one session with the lowest ratio; null if there is none
+     */
+    public record Line(String bench, String title, List<Point> points, double geometricMean, Point lowest) {
+        /**
+         * "VNA / best other: x1 0.99 (SHFL), x2 1.60 ▲ (UNFAIR_REENTRANT), x8 0.95 ▼ (NUMA_MCS); geometric mean 1.15,
+         * lowest 0.95 at x8".
+         */
+        public String text() {
+            return LOCK + " / best other: " + ratios();
+        }
+
+        /** The {@link #text()} without its "VNA / best other: ". */
+        public String ratios() {
+            String points = this.points.stream().map(Point::text).collect(Collectors.joining(", "));
+            return points + (lowest == null ? "; no point whose best other lock was measured in VNA's session"
+                    : String.format(Locale.ROOT, "; geometric mean %.2f, lowest %.2f at x%d", geometricMean,
+                    lowest.cell().ratio(), lowest.cell().threads()));
+        }
+    }
+
+    /** The line of every active bench of {@code config} that has one. */
+    public static List<Line> of(BenchConfig config, List<PointResult> rows) {
+        List<Line> out = new ArrayList<>();
+        for (BenchDefinition bench : config.activeBenches()) {
+            of(bench, rows).ifPresent(out::add);
+        }
+        return out;
+    }
+
+    /**
+     * The line of {@code bench} from the rows of a run (other benches' rows are ignored); empty where the bench did not
+     * measure VNA beside another lock at any thread count.
+     */
+    public static Optional<Line> of(BenchDefinition bench, List<PointResult> rows) {
+        if (!bench.locks().contains(LOCK)) {
+            return Optional.empty();
+        }
+        List<PointResult> measured = rows.stream()
+                .filter(r -> r.bench().equals(bench.id()) && r.ok() && r.opsPerMs() != null).toList();
+        List<Point> points = new ArrayList<>();
+        for (int t : bench.threads()) {
+            PointResult vna = measured.stream().filter(r -> r.threads() == t && r.lock().equals(LOCK))
+                    .reduce((a, b) -> b).orElse(null);
+            if (vna == null) {
+                continue;
+            }
+            List<PointResult> others = measured.stream().filter(r -> r.threads() == t && !r.lock().equals(LOCK)).toList();
+            List<PointResult> sameSession = others.stream().filter(r -> r.sessionOrFirst() == vna.sessionOrFirst()).toList();
+            (sameSession.isEmpty() ? others : sameSession).stream()
+                    .max(Comparator.comparingDouble(PointResult::opsPerMs)
+                            .thenComparing(r -> -bench.locks().indexOf(r.lock())))
+                    .ifPresent(best -> points.add(new Point(best.lock(), Summary.cell(vna, best))));
+        }
+        if (points.isEmpty()) {
+            return Optional.empty();
+        }
+        List<Point> compared = points.stream().filter(p -> !p.cell().spansSessions()).toList();
+        double geometricMean = Summary.geometricMean(compared.stream().map(Point::cell).toList());
+        Point lowest = compared.stream().min(Comparator.comparingDouble(p -> p.cell().ratio())).orElse(null);
+        return Optional.of(new Line(bench.id(), bench.title(), List.copyOf(points), geometricMean, lowest));
+    }
+
+    /** The console form: a line per bench, under a line that says what the marks mean; empty for no lines. */
+    public static String text(List<Line> lines) {
+        if (lines.isEmpty()) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder(LOCK).append(" / the best other lock of each bench at each thread count")
+                .append(" (▲ faster, ▼ slower: 95% intervals apart)").append(System.lineSeparator());
+        for (Line line : lines) {
+            sb.append("  ").append(line.bench()).append(": ").append(line.ratios()).append(System.lineSeparator());
+        }
+        return sb.toString();
+    }
+}

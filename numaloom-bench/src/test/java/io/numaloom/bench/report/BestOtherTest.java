@@ -1,0 +1,212 @@
+package io.numaloom.bench.report;
+
+import io.numaloom.bench.config.BenchConfig;
+import io.numaloom.bench.config.ConfigReader;
+import io.numaloom.bench.result.PointResult;
+import io.numaloom.bench.result.ResultStore;
+import io.numaloom.bench.result.ResultsDirectory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.numaloom.bench.report.SummaryTest.row;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * VNA against the best other lock of each bench and every lock's serial-bound ratio, read from a results folder as the
+ * report reads it: the named best lock and the ratios at each thread count, a bench without a 1-thread point, a lock
+ * whose 1-thread point failed, and a bench without VNA; in summary.csv, index.html and the console's line.
+ */
+class BestOtherTest {
+    /**
+     * Bench a: a different lock is best at each thread count, and NUMA_MCS's 1-thread point failed; bench b measured no
+     * 1-thread point; bench c has no VNA.
+     */
+    private static final String CONFIG = """
+            { "benches": [
+              { "name": "randBash", "id": "a", "payload": { "threads": [1, 2, 8, 32], "locks": [ { "name": "VNA" },
+                { "name": "UNFAIR_REENTRANT" }, { "name": "SYNCHRONIZED" }, { "name": "SHFL" }, { "name": "NUMA_MCS" } ] } },
+              { "name": "randBash", "id": "b", "payload": { "threads": [2, 8], "locks": [ { "name": "VNA" },
+                { "name": "UNFAIR_REENTRANT" } ] } },
+              { "name": "randBash", "id": "c", "payload": { "threads": [1, 2], "locks": [ { "name": "UNFAIR_REENTRANT" },
+                { "name": "SYNCHRONIZED" } ] } } ] }
+            """;
+
+    private static List<PointResult> rows() {
+        List<PointResult> rows = new ArrayList<>(List.of(
+                // x1: UNFAIR_REENTRANT is best, VNA below it (intervals apart).
+                row("a", "VNA", 1, 100, 95, 105), row("a", "UNFAIR_REENTRANT", 1, 125, 120, 130),
+                row("a", "SYNCHRONIZED", 1, 90, 85, 95), row("a", "SHFL", 1, 80, 75, 85),
+                failed("a", "NUMA_MCS", 1),
+                // x2: SHFL is best, VNA above it.
+                row("a", "VNA", 2, 200, 190, 210), row("a", "UNFAIR_REENTRANT", 2, 100, 95, 105),
+                row("a", "SYNCHRONIZED", 2, 120, 115, 125), row("a", "SHFL", 2, 160, 150, 170),
+                row("a", "NUMA_MCS", 2, 150, 140, 160),
+                // x8: NUMA_MCS is best, VNA a little below it but the intervals overlap: a tie.
+                row("a", "VNA", 8, 100, 90, 110), row("a", "UNFAIR_REENTRANT", 8, 80, 75, 85),
+                row("a", "SYNCHRONIZED", 8, 50, 45, 55), row("a", "SHFL", 8, 90, 85, 95),
+                row("a", "NUMA_MCS", 8, 104, 100, 108),
+                // x32: SYNCHRONIZED is best, VNA above it.
+                row("a", "VNA", 32, 60, 55, 65), row("a", "UNFAIR_REENTRANT", 32, 40, 35, 45),
+                row("a", "SYNCHRONIZED", 32, 50, 46, 54), row("a", "SHFL", 32, 45, 40, 50),
+                row("a", "NUMA_MCS", 32, 30, 25, 35)));
+        rows.addAll(List.of(row("b", "VNA", 2, 100, 95, 105), row("b", "UNFAIR_REENTRANT", 2, 50, 45, 55),
+                row("b", "VNA", 8, 90, 85, 95), row("b", "UNFAIR_REENTRANT", 8, 45, 40, 50)));
+        rows.addAll(List.of(row("c", "UNFAIR_REENTRANT", 1, 100, 95, 105), row("c", "UNFAIR_REENTRANT", 2, 50, 45, 55),
+                row("c", "SYNCHRONIZED", 1, 80, 75, 85), row("c", "SYNCHRONIZED", 2, 80, 75, 85)));
+        return rows;
+    }
+
+    /** A point that failed: no throughput. */
+    static PointResult failed(String bench, String lock, int threads) {
+        return new PointResult(bench, bench, "randBash", lock, threads, "virtual", 2, 0, "", 1, 0, 0,
+                null, null, null, null, null, null, null, null, null, null, null, null, null, null,
+                null, null, null, null, null, null, null, null, PointResult.FAILED, "boom", null, null, "f", "t", 1.0);
+    }
+
+    /** The folder's configuration and rows, read back as the report reads them. */
+    private static BenchConfig folder(Path dir, List<PointResult> rows) throws Exception {
+        RecommendationTest.resultsFolder(dir, CONFIG, rows);
+        return ConfigReader.parseSaved(Files.readString(dir.resolve(ResultsDirectory.CONFIG_FILE)), "config.json");
+    }
+
+    @Test
+    void namesTheBestOtherLockAtEachThreadCountWithTheRatioAndItsMark(@TempDir Path dir) throws Exception {
+        BenchConfig config = folder(dir, rows());
+        List<PointResult> rows = ResultStore.load(dir);
+        List<BestOther.Line> lines = BestOther.of(config, rows);
+        assertEquals(List.of("a", "b"), lines.stream().map(BestOther.Line::bench).toList(), "c has no VNA: no line");
+
+        BestOther.Line a = lines.getFirst();
+        assertEquals(List.of("UNFAIR_REENTRANT", "SHFL", "NUMA_MCS", "SYNCHRONIZED"),
+                a.points().stream().map(BestOther.Point::best).toList());
+        assertEquals(List.of(1, 2, 8, 32), a.points().stream().map(p -> p.cell().threads()).toList());
+        assertEquals(List.of(0.8, 1.25, 100 / 104.0, 1.2), a.points().stream().map(p -> p.cell().ratio()).toList());
+        assertEquals(List.of(125.0, 160.0, 104.0, 50.0), a.points().stream().map(p -> p.cell().baselineOpsPerMs()).toList(),
+                "the best other lock's throughput");
+        assertEquals(List.of(Summary.Verdict.SLOWER, Summary.Verdict.FASTER, Summary.Verdict.TIED, Summary.Verdict.FASTER),
+                a.points().stream().map(p -> p.cell().verdict()).toList(), "a tie where the 95% intervals overlap");
+        assertEquals(Math.pow(0.8 * 1.25 * (100 / 104.0) * 1.2, 0.25), a.geometricMean(), 1e-12);
+        assertEquals(1, a.lowest().cell().threads());
+        assertEquals("VNA / best other: x1 0.80 ▼ (UNFAIR_REENTRANT), x2 1.25 ▲ (SHFL), x8 0.96 (NUMA_MCS), "
+                + "x32 1.20 ▲ (SYNCHRONIZED); geometric mean 1.04, lowest 0.80 at x1", a.text());
+        assertEquals("VNA / best other: x2 2.00 ▲ (UNFAIR_REENTRANT), x8 2.00 ▲ (UNFAIR_REENTRANT); geometric mean 2.00, "
+                + "lowest 2.00 at x2", lines.get(1).text(), "a bench without a 1-thread point still compares VNA");
+
+        String console = BestOther.text(lines);
+        assertEquals(List.of("VNA / the best other lock of each bench at each thread count (▲ faster, ▼ slower: 95% "
+                        + "intervals apart)",
+                "  a: x1 0.80 ▼ (UNFAIR_REENTRANT), x2 1.25 ▲ (SHFL), x8 0.96 (NUMA_MCS), x32 1.20 ▲ (SYNCHRONIZED); "
+                        + "geometric mean 1.04, lowest 0.80 at x1",
+                "  b: x2 2.00 ▲ (UNFAIR_REENTRANT), x8 2.00 ▲ (UNFAIR_REENTRANT); geometric mean 2.00, lowest 2.00 at x2"),
+                console.lines().toList(), "one line per bench");
+        assertEquals("", BestOther.text(List.of()), "no bench with VNA and another lock, nothing printed");
+    }
+
+    @Test
+    void serialBoundIsEachLocksThroughputOverItsOwnAtOneThread(@TempDir Path dir) throws Exception {
+        BenchConfig config = folder(dir, rows());
+        List<SerialBound.BenchLine> benches = SerialBound.of(config, ResultStore.load(dir));
+        assertEquals(List.of("a", "b", "c"), benches.stream().map(SerialBound.BenchLine::bench).toList());
+
+        SerialBound.BenchLine a = benches.getFirst();
+        assertTrue(a.measuresOneThread());
+        assertEquals(List.of(2, 8, 32), a.threads());
+        assertEquals(List.of("VNA", "UNFAIR_REENTRANT", "SYNCHRONIZED", "SHFL", "NUMA_MCS"),
+                a.locks().stream().map(SerialBound.LockLine::lock).toList());
+        SerialBound.LockLine vna = a.locks().getFirst();
+        assertEquals(100.0, vna.oneThreadOpsPerMs());
+        assertEquals(List.of(2.0, 1.0, 0.6), vna.entries().stream().map(e -> e.ratio().ratio()).toList());
+        assertEquals(List.of(Summary.Verdict.FASTER, Summary.Verdict.TIED, Summary.Verdict.SLOWER),
+                vna.entries().stream().map(e -> e.ratio().verdict()).toList());
+        SerialBound.LockLine shfl = a.locks().get(3);
+        assertEquals(List.of(2.0, 90 / 80.0, 45 / 80.0), shfl.entries().stream().map(e -> e.ratio().ratio()).toList());
+        SerialBound.LockLine numaMcs = a.locks().get(4);
+        assertFalse(numaMcs.hasOneThread(), "its 1-thread point failed");
+        assertEquals(List.of(2, 8, 32), numaMcs.entries().stream().map(SerialBound.Entry::threads).toList());
+        assertTrue(numaMcs.entries().stream().allMatch(e -> e.ratio() == null), "no other point stands in for it");
+
+        SerialBound.BenchLine b = benches.get(1);
+        assertFalse(b.measuresOneThread());
+        assertTrue(b.locks().stream().noneMatch(SerialBound.LockLine::hasOneThread));
+        assertNull(b.locks().getFirst().entries().getFirst().ratio());
+
+        SerialBound.BenchLine c = benches.get(2);
+        assertEquals(List.of(0.5, 1.0), c.locks().stream().map(l -> l.entries().getFirst().ratio().ratio()).toList(),
+                "a bench without VNA still has its locks' serial bounds");
+    }
+
+    @Test
+    void summaryCsvHoldsTheBestOtherAndSerialBoundRows(@TempDir Path dir) throws Exception {
+        BenchConfig config = folder(dir, rows());
+        List<PointResult> rows = ResultStore.load(dir);
+        Summary.writeCsv(dir, Summary.of(config, rows), BestOther.of(config, rows), SerialBound.of(config, rows));
+        List<String> csv = Files.readAllLines(dir.resolve(Summary.FILE));
+        assertEquals("bench,lock,threads,opsPerMs,baselineOpsPerMs,ratio,verdict,worstWaitRatio,session,baselineSession,"
+                + "comparison,reference", csv.getFirst());
+        for (String line : List.of(
+                "a,VNA,1,100,125,0.8000,slower,,1,1,baseline,UNFAIR_REENTRANT",
+                "a,VNA,1,100,125,0.8000,slower,,1,1,best-other,UNFAIR_REENTRANT",
+                "a,VNA,2,200,160,1.2500,faster,,1,1,best-other,SHFL",
+                "a,VNA,8,100,104,0.9615,tied,,1,1,best-other,NUMA_MCS",
+                "a,VNA,32,60,50,1.2000,faster,,1,1,best-other,SYNCHRONIZED",
+                "a,VNA,geomean,,,1.0364,,,,,best-other,",
+                "b,VNA,2,100,50,2.0000,faster,,1,1,best-other,UNFAIR_REENTRANT",
+                "a,VNA,2,200,100,2.0000,faster,,1,1,serial-bound,VNA",
+                "a,VNA,8,100,100,1.0000,tied,,1,1,serial-bound,VNA",
+                "a,VNA,32,60,100,0.6000,slower,,1,1,serial-bound,VNA",
+                "a,SHFL,8,90,80,1.1250,tied,,1,1,serial-bound,SHFL",
+                "a,NUMA_MCS,2,150,,,no-1-thread-point,,1,,serial-bound,",
+                "b,VNA,2,100,,,no-1-thread-point,,1,,serial-bound,",
+                "b,UNFAIR_REENTRANT,8,45,,,no-1-thread-point,,1,,serial-bound,",
+                "c,SYNCHRONIZED,2,80,80,1.0000,tied,,1,1,serial-bound,SYNCHRONIZED")) {
+            assertTrue(csv.contains(line), "summary.csv lacks " + line + ":\n" + String.join("\n", csv));
+        }
+        assertTrue(csv.stream().noneMatch(l -> l.startsWith("c,") && l.contains(",best-other,")), "c has no VNA");
+        assertTrue(csv.stream().noneMatch(l -> l.contains(",serial-bound,") && l.split(",")[2].equals("1")),
+                "no serial-bound row at 1 thread");
+    }
+
+    @Test
+    void eachBenchOfTheReportShowsBothTablesOrSaysWhyNot(@TempDir Path dir) throws Exception {
+        BenchConfig config = folder(dir, rows());
+        List<PointResult> rows = ResultStore.load(dir);
+        List<Report.Section> sections = config.activeBenches().stream()
+                .map(b -> new Report.Section(b, rows.stream().filter(x -> x.bench().equals(b.id())).toList(), false)).toList();
+        String html = Html.render(config, "{}", sections, Summary.of(config, rows), Recommendation.of(config, rows, null),
+                null, null);
+        String whoWon = html.substring(html.indexOf("id=\"summary\""), html.indexOf("id=\"a\""));
+        assertTrue(whoWon.contains("<li>VNA / best other: x1 0.80 ▼ (UNFAIR_REENTRANT), x2 1.25 ▲ (SHFL), x8 0.96 (NUMA_MCS), "
+                + "x32 1.20 ▲ (SYNCHRONIZED); geometric mean 1.04, lowest 0.80 at x1</li>"), whoWon);
+
+        String a = section(html, "a");
+        for (String fragment : List.of("<b>VNA against the best other lock</b>",
+                "<tr><td class=\"l\">best other lock</td><td>UNFAIR_REENTRANT</td><td>SHFL</td><td>NUMA_MCS</td><td>SYNCHRONIZED</td></tr>",
+                "<tr><td class=\"l\">VNA / best other</td><td>0.80 ▼</td><td>1.25 ▲</td><td>0.96</td><td>1.20 ▲</td></tr>",
+                "Geometric mean 1.04, lowest 0.80 at 1 thread (UNFAIR_REENTRANT).",
+                "<b>Serial bound</b>", "<th>2 threads</th><th>8 threads</th><th>32 threads</th>",
+                "<tr><td class=\"l\">VNA</td><td>2.00 ▲</td><td>1.00</td><td>0.60 ▼</td></tr>",
+                "<tr><td class=\"l\">NUMA_MCS</td><td class=\"l\" colspan=\"3\">no 1-thread point</td></tr>")) {
+            assertTrue(a.contains(fragment), "bench a lacks " + fragment + ":\n" + a);
+        }
+        String b = section(html, "b");
+        assertTrue(b.contains("Serial bound: no 1-thread point in this bench (threads 2, 8), so no ratio to one thread."), b);
+        assertFalse(b.contains("<th>2 threads</th>"), "no serial-bound table without a 1-thread point: " + b);
+        String c = section(html, "c");
+        assertFalse(c.contains("best other"), "c has no VNA: " + c);
+        assertTrue(c.contains("<tr><td class=\"l\">UNFAIR_REENTRANT</td><td>0.50 ▼</td></tr>"), c);
+    }
+
+    /** The part of index.html of one bench: from its heading to the next. */
+    private static String section(String html, String id) {
+        int start = html.indexOf("<h2 id=\"" + id + "\"");
+        return html.substring(start, html.indexOf("<h2", start + 1));
+    }
+}
