@@ -343,15 +343,15 @@ final class Html {
 
     /** Each lock's throughput above 1 thread over its own at 1 thread, or that there is no 1-thread point. */
     private static void serialBound(StringBuilder h, SerialBound.BenchLine line) {
-        h.append("<p><b>Serial bound</b>: each lock's throughput as a ratio to its own at 1 thread of this bench ")
-                .append("(1: as much done as by one thread alone; ▲ above, ▼ below where the two 95% intervals do not ")
-                .append("overlap).</p>\n");
         if (!line.measuresOneThread()) {
             h.append("<p class=\"muted\">Serial bound: ").append(SerialBound.NO_ONE_THREAD).append(" in this bench (threads ")
                     .append(line.threads().stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(", ")))
                     .append("), so no ratio to one thread.</p>\n");
             return;
         }
+        h.append("<p><b>Serial bound</b>: each lock's throughput as a ratio to its own at 1 thread of this bench ")
+                .append("(1: as much done as by one thread alone; ▲ above, ▼ below where the two 95% intervals do not ")
+                .append("overlap).</p>\n");
         h.append("<table><tr><th class=\"l\">lock</th>");
         line.threads().forEach(t -> h.append("<th>").append(t).append(" threads</th>"));
         h.append("</tr>\n");
