@@ -71,6 +71,25 @@ class ShippedConfigsTest {
     }
 
     /**
+     * The short critical sections and the thesis's three configurations measure VnaLock beside the locks its summary is
+     * held against (issue 46): unfair ReentrantLock, the reference; synchronized; SHFL and NUMA_MCS, the best baselines;
+     * and each says how long it takes.
+     */
+    @Test
+    void theShortCriticalSectionsAndTheThesisConfigurationsIncludeTheBestBaselinesAndSynchronized() throws Exception {
+        for (String file : List.of("short-critical-sections.json", "thesis-high-contention.json",
+                "thesis-low-contention.json", "thesis-text-statistics.json")) {
+            BenchConfig config = ConfigReader.read(CONFIGS.resolve(file));
+            for (BenchDefinition b : config.activeBenches()) {
+                assertTrue(b.locks().containsAll(List.of("VNA", "UNFAIR_REENTRANT", "SYNCHRONIZED", "SHFL", "NUMA_MCS")),
+                        file + " " + b.id() + ": " + b.locks());
+            }
+            assertTrue(config.description().matches("(?s).*[0-9]+ minutes.*"), file + " says how long it takes: "
+                    + config.description());
+        }
+    }
+
+    /**
      * The application-shaped run (issue 28): queue and cache on both thread types, the server closed loop and at four
      * load levels, each with VnaLock, the JDK's locks and the best baseline, and enough forks for an interval.
      */
