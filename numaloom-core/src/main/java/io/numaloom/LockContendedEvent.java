@@ -68,7 +68,7 @@ final class LockContendedEvent extends LockEvent {
      * path does not touch the line the owner reads on release.
      */
     static LockContendedEvent beginIfEnabled(ConditionLock lock, Thread previousOwner, int waiterQueue,
-                                             VnaLock.Waiters waiters) {
+                                             VnaWaiters waiters) {
         if (!PROBE.isEnabled()) {
             return null;
         }

@@ -104,7 +104,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * cleared before the release store; {@code holds} counts re-entries beyond the first. Both are
      * plain fields touched only by the owner (a thread reading {@code owner} sees its own last write
      * or a racing one, never its own stale {@code me}: that is all the owner checks need).
-     * Everything else lives in a {@link Waiters} record, created by the first thread that has to
+     * Everything else lives in a {@link VnaWaiters} record, created by the first thread that has to
      * wait: per queue an MCS tail and the queue's <em>candidate</em>; for the whole lock the
      * <em>heir</em>, the count {@code queued} and the turn of the queues.
      *
@@ -119,7 +119,7 @@ public class VnaLock extends ConditionLock implements Lock {
      *
      * <p><b>Choosing the heir.</b> Whoever releases a contended lock, leaves the heir role, or
      * becomes the first candidate of an empty queue while a barger owns the lock, calls
-     * {@link Waiters#wakeHeir}. If the slot holds a live heir that announced a park, it wakes it,
+     * {@link VnaWaiters#wakeHeir}. If the slot holds a live heir that announced a park, it wakes it,
      * once per park (the announcement is cleared by CAS). If the slot holds a node that is no
      * longer a candidate of this lock (it acquired, or gave up, and the thread that installed it was
      * slow), whoever sees that clears it and picks again: designation never depends on one thread
@@ -194,7 +194,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * measured rounds; a 3-fork run of the whole configuration then read 0.91, within the
      * intervals), and from 0.85-0.88 to 0.94-0.97 on RandBash at 8 threads (2 each).
      *
-     * <p><b>Unlock and the benign race.</b> {@code unlock} of a lock whose {@code Waiters} is
+     * <p><b>Unlock and the benign race.</b> {@code unlock} of a lock whose {@code VnaWaiters} is
      * absent, or whose {@code queued} is zero, stores 0 into {@code state} with release semantics:
      * no atomic instruction, no fence. The hint is read before the store, so a thread that
      * registers concurrently can be missed: it becomes heir, fails its CAS because the store is
@@ -237,7 +237,7 @@ public class VnaLock extends ConditionLock implements Lock {
      *
      * <p><b>Wake on release.</b> A condition's {@code signal} moves the waiter's state to SIGNALLED
      * under the lock but does not unpark it: it pushes the waiter on {@code deferredWakes} (in
-     * {@code Waiters}, created if need be, so the fresh lock stays 40 bytes and a lock without
+     * {@code VnaWaiters}, created if need be, so the fresh lock stays 40 bytes and a lock without
      * waiters reads nothing more), and the owner's release that frees the lock ({@code unlock} of
      * the last hold, or the {@code releaseFully} of an await) takes the list while still holding
      * the lock, releases, then unparks them, earliest signalled first. Unparked at the signal, a
@@ -398,7 +398,7 @@ public class VnaLock extends ConditionLock implements Lock {
      */
     private int contendedReleases;
     /** Null until the first thread has to wait. Accessed through {@link #WAITERS}. */
-    private Waiters waiters;
+    private VnaWaiters waiters;
     /** Non-null only for {@link #CUSTOM} placement. */
     private final QueuePlacement placement;
     private final byte mode;
@@ -575,7 +575,7 @@ public class VnaLock extends ConditionLock implements Lock {
     /** Releases a lock held once by the current thread. */
     private void release() {
         owner = null;
-        Waiters w = (Waiters) WAITERS.getVolatile(this);
+        VnaWaiters w = (VnaWaiters) WAITERS.getVolatile(this);
         if (w == null) {
             STATE.setRelease(this, 0);
         } else if (w.deferredWakes != null) {
@@ -591,7 +591,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * A release with condition waiters to wake (see "Wake on release" above): takes them off the
      * lock while still holding it, releases, then unparks them, in the order they were signalled.
      */
-    private void releaseAndWake(Waiters w) {
+    private void releaseAndWake(VnaWaiters w) {
         VnaCondition.Waiter d = w.deferredWakes;
         w.deferredWakes = null;
         if (w.quiet()) {
@@ -605,7 +605,7 @@ public class VnaLock extends ConditionLock implements Lock {
     /** Defers the unpark of a signalled condition waiter to this lock's next release; called holding it. */
     @Override
     boolean deferWake(VnaCondition.Waiter waiter) {
-        Waiters w = waitersOrInflate();
+        VnaWaiters w = waitersOrInflate();
         waiter.wakeNext = w.deferredWakes; // a stack: unparkDeferred reverses it
         w.deferredWakes = waiter;
         w.register(); // queued for the lock from now on, for getQueueLength() (see SignalledWaiters)
@@ -658,7 +658,7 @@ public class VnaLock extends ConditionLock implements Lock {
      */
     public final boolean hasQueuedThread(Thread thread) {
         Objects.requireNonNull(thread, "thread");
-        Waiters w = (Waiters) WAITERS.getVolatile(this);
+        VnaWaiters w = (VnaWaiters) WAITERS.getVolatile(this);
         return w != null && (w.signalled.contains(thread) || w.queuedThreads().contains(thread));
     }
 
@@ -670,7 +670,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * @return the queued threads, possibly empty
      */
     protected Collection<Thread> getQueuedThreads() {
-        Waiters w = (Waiters) WAITERS.getVolatile(this);
+        VnaWaiters w = (VnaWaiters) WAITERS.getVolatile(this);
         if (w == null) {
             return List.of();
         }
@@ -692,7 +692,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * failed fast path and acquisition, cancellation or timeout); for monitoring}
      */
     public int getQueueLength() {
-        Waiters w = (Waiters) WAITERS.getVolatile(this);
+        VnaWaiters w = (VnaWaiters) WAITERS.getVolatile(this);
         return w == null ? 0 : w.waitingThreads();
     }
 
@@ -778,7 +778,7 @@ public class VnaLock extends ConditionLock implements Lock {
         if (owner == me) {
             return false; // a re-entry: the caller's slow path counts it
         }
-        Waiters w = (Waiters) WAITERS.getAcquire(this);
+        VnaWaiters w = (VnaWaiters) WAITERS.getAcquire(this);
         return (w == null || w.heir() == null) && spinAsNewcomer(me);
     }
 
@@ -858,13 +858,13 @@ public class VnaLock extends ConditionLock implements Lock {
      * The heir's acquisition: also takes a reserved lock, and clears the reservation. Notes in
      * {@code q.sawFree} that it read the lock free, even if a barger then took it first.
      */
-    private boolean tryAcquireAsHeir(Thread me, QNode q) {
+    private boolean tryAcquireAsHeir(Thread me, VnaQueueNode q) {
         int s = (int) STATE.getVolatile(this);
         if ((s & LOCKED) != 0) {
             return false;
         }
         q.sawFree = true;
-        Seams seams = Seams.installed;
+        VnaSeams seams = VnaSeams.installed;
         if (seams != null) {
             seams.heirReadFree();
         }
@@ -888,7 +888,7 @@ public class VnaLock extends ConditionLock implements Lock {
         if ((int) STATE.getVolatile(this) != RESERVED) {
             return false; // held, or free and unreserved: a barger won the race, as with ReentrantLock
         }
-        Waiters w = (Waiters) WAITERS.getVolatile(this); // a reservation implies a heir, and so waiters
+        VnaWaiters w = (VnaWaiters) WAITERS.getVolatile(this); // a reservation implies a heir, and so waiters
         if (w == null || !w.reservationLapsed(this, System.nanoTime())) {
             return false;
         }
@@ -931,7 +931,7 @@ public class VnaLock extends ConditionLock implements Lock {
             return true;
         }
         LockDiagnostics.slowPath();
-        Waiters w = waitersOrInflate();
+        VnaWaiters w = waitersOrInflate();
         // Ask the placement (user code, which may throw) before anything changes.
         int n = w.queueCount == 1 ? 0 : placedQueue(w.queueCount, registered);
         LockContendedEvent event = JfrGate.recorderStarted()
@@ -952,7 +952,7 @@ public class VnaLock extends ConditionLock implements Lock {
             acquiredUnqueued(event);
             return true;
         }
-        QNode q = QNode.forCurrentThread(me);
+        VnaQueueNode q = VnaQueueNode.forCurrentThread(me);
         boolean acquired = queue(me, w, n, q, interruptible, timed, deadline);
         if (acquired && event != null) {
             event.acquired(true, q.parks, q.reserved);
@@ -974,12 +974,12 @@ public class VnaLock extends ConditionLock implements Lock {
         }
     }
 
-    private boolean queue(Thread me, Waiters w, int n, QNode q, boolean interruptible, boolean timed,
+    private boolean queue(Thread me, VnaWaiters w, int n, VnaQueueNode q, boolean interruptible, boolean timed,
                           long deadline) throws InterruptedException {
         q.prepare(w, n);
         boolean interrupted = false;
         try {
-            QNode pred = w.enqueue(n, q);
+            VnaQueueNode pred = w.enqueue(n, q);
             if (pred == null) {
                 q.becomeCandidate(w, n);
                 if (w.ownerQueue() < 0) {
@@ -1010,10 +1010,10 @@ public class VnaLock extends ConditionLock implements Lock {
     private static final int GAVE_UP = 2;
 
     /** Parks until the MCS predecessor passes the candidacy on, or the wait is cancelled. */
-    private int awaitCandidacy(Waiters w, QNode q, boolean interruptible, boolean timed, long deadline)
+    private int awaitCandidacy(VnaWaiters w, VnaQueueNode q, boolean interruptible, boolean timed, long deadline)
             throws InterruptedException {
         boolean interrupted = false;
-        while ((int) QNode.STATUS.getVolatile(q) == QNode.WAITING) {
+        while ((int) VnaQueueNode.STATUS.getVolatile(q) == VnaQueueNode.WAITING) {
             long nanos = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
             if (nanos <= 0L || (interrupted && interruptible)) {
                 if (q.cancelWaiting()) {
@@ -1034,7 +1034,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * The candidate's loop: parked until made heir; as heir, spin, reserve the lock once
      * patience runs out, announce the park, re-check and park.
      */
-    private int competeAsCandidate(Thread me, Waiters w, QNode q, boolean interruptible, boolean timed,
+    private int competeAsCandidate(Thread me, VnaWaiters w, VnaQueueNode q, boolean interruptible, boolean timed,
                                    long deadline, boolean interrupted) throws InterruptedException {
         long heirPark = HEIR_PARK_MIN_NANOS;
         int spins = mayspin(me) ? HEIR_SPINS : 0;
@@ -1057,15 +1057,15 @@ public class VnaLock extends ConditionLock implements Lock {
                     continue;
                 }
                 reserveIfOverdue(q);
-                QNode.PARKED.setVolatile(q, true);
+                VnaQueueNode.PARKED.setVolatile(q, true);
                 if (tryAcquireAsHeir(me, q)) {
-                    QNode.PARKED.setOpaque(q, false);
+                    VnaQueueNode.PARKED.setOpaque(q, false);
                     becomeOwner(w, q);
                     return interrupted ? INTERRUPTED_BUT_CONTINUE : PROCEED;
                 }
             }
             if (nanos <= 0L || (interrupted && interruptible)) {
-                QNode.PARKED.setOpaque(q, false);
+                VnaQueueNode.PARKED.setOpaque(q, false);
                 leaveAsCandidate(me, w, q);
                 return giveUp(interruptible, interrupted);
             }
@@ -1080,7 +1080,7 @@ public class VnaLock extends ConditionLock implements Lock {
                 park(q, nanos);
             }
             if (heir) {
-                QNode.PARKED.setOpaque(q, false);
+                VnaQueueNode.PARKED.setOpaque(q, false);
                 spins = nextHeirSpins(spins, lockStayedHeld, mayspin(me));
             }
             if (Thread.interrupted()) {
@@ -1120,7 +1120,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * @return {@link #SPIN_ACQUIRED}; {@link #SPIN_LOST} if a poll saw the lock free but the heir
      *         did not get it; {@link #SPIN_HELD} if every poll found it held
      */
-    private int spinForLock(Thread me, QNode q, int spins) {
+    private int spinForLock(Thread me, VnaQueueNode q, int spins) {
         if (tryAcquireAsHeir(me, q)) {
             return SPIN_ACQUIRED;
         }
@@ -1158,7 +1158,7 @@ public class VnaLock extends ConditionLock implements Lock {
      *
      * @return whether it napped ({@code false} once the deadline, or the caller's, has passed)
      */
-    private boolean napAfterLosing(QNode q, boolean timed, long deadline) {
+    private boolean napAfterLosing(VnaQueueNode q, boolean timed, long deadline) {
         long now = System.nanoTime();
         long nap = Math.min(HEIR_NAP_NANOS, q.untilDeadline(now));
         if (timed) {
@@ -1214,7 +1214,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * A heir past its deadline reserves the lock. It does so before it spins, so that it is
      * polling when the owner releases, and after, in case the deadline passed during the spin.
      */
-    private void reserveIfOverdue(QNode q) {
+    private void reserveIfOverdue(VnaQueueNode q) {
         if (q.overdue(System.nanoTime())) {
             reserve();
             q.reserved = true;
@@ -1240,7 +1240,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * {@code tryLock()} started on the free reserved lock is stopped first, while the reservation
      * still keeps every later episode out.
      */
-    private void clearReservation(Waiters w) {
+    private void clearReservation(VnaWaiters w) {
         for (;;) {
             int s = (int) STATE.getVolatile(this);
             if ((s & RESERVED) == 0) {
@@ -1269,12 +1269,12 @@ public class VnaLock extends ConditionLock implements Lock {
     }
 
     /** Bookkeeping of a queued thread that now owns the lock. */
-    private void becomeOwner(Waiters w, QNode q) {
+    private void becomeOwner(VnaWaiters w, VnaQueueNode q) {
         LockDiagnostics.queuedAcquisition();
         int n = q.queue;
         q.retire();
         w.clearHeir(q);
-        Seams seams = Seams.installed;
+        VnaSeams seams = VnaSeams.installed;
         if (seams != null) {
             seams.afterHeirCleared();
         }
@@ -1287,10 +1287,10 @@ public class VnaLock extends ConditionLock implements Lock {
      * A cancelling candidate gives its roles away so that no wake-up is lost. It clears a
      * reservation if it is the heir, or if it reserved in this wait and no live heir is left to
      * take the reservation: a designator that was slow can install a node for a moment in a wait
-     * it did not pick (see {@link Waiters#wakeHeir}), and that node may have reserved meanwhile.
+     * it did not pick (see {@link VnaWaiters#wakeHeir}), and that node may have reserved meanwhile.
      */
-    private void leaveAsCandidate(Thread me, Waiters w, QNode q) {
-        QNode h = w.heir();
+    private void leaveAsCandidate(Thread me, VnaWaiters w, VnaQueueNode q) {
+        VnaQueueNode h = w.heir();
         if (h == q || (q.reserved && (h == null || !h.isCandidateOf(w)))) {
             clearReservation(w);
         }
@@ -1318,7 +1318,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * the releasing thread is virtual and the heir is overdue and has not reserved, so has not run
      * since its deadline (see "Yielding to an overdue heir" above).
      */
-    private void releaseContended(Waiters w) {
+    private void releaseContended(VnaWaiters w) {
         w.forgetQueuedOwner();
         boolean look = Thread.currentThread().isVirtual() && timeToLookAtHeir();
         int s = (int) STATE.getAndAdd(this, -LOCKED);
@@ -1342,7 +1342,7 @@ public class VnaLock extends ConditionLock implements Lock {
     // ------------------------------------------------------------------ helpers
 
     /** Parks the thread of the queued node {@code q}, counting the park for diagnostics and its JFR event. */
-    private void park(QNode q, long nanos) {
+    private void park(VnaQueueNode q, long nanos) {
         LockDiagnostics.park();
         q.parks++;
         if (nanos == Long.MAX_VALUE) {
@@ -1406,13 +1406,13 @@ public class VnaLock extends ConditionLock implements Lock {
         }
     }
 
-    private Waiters waitersOrInflate() {
-        Waiters w = (Waiters) WAITERS.getAcquire(this);
+    private VnaWaiters waitersOrInflate() {
+        VnaWaiters w = (VnaWaiters) WAITERS.getAcquire(this);
         if (w != null) {
             return w;
         }
-        Waiters fresh = new Waiters(queueCount());
-        Waiters witness = (Waiters) WAITERS.compareAndExchange(this, (Waiters) null, fresh);
+        VnaWaiters fresh = new VnaWaiters(queueCount());
+        VnaWaiters witness = (VnaWaiters) WAITERS.compareAndExchange(this, (VnaWaiters) null, fresh);
         return witness == null ? fresh : witness;
     }
 
@@ -1473,519 +1473,6 @@ public class VnaLock extends ConditionLock implements Lock {
         }
     }
 
-    /**
-     * Test seams: points in the contended path where a test can hold a thread, to force an
-     * interleaving that timing alone produces once in tens of thousands of runs. Null outside
-     * tests; read only on the contended path, never on the fast path.
-     */
-    abstract static class Seams {
-        static volatile Seams installed;
-
-        /** A designator picked the candidate of {@code candidate} and is about to install it. */
-        void beforeHeirInstall(Thread candidate) {
-        }
-
-        /** A designator installed the node of {@code candidate} and is about to check its wait. */
-        void afterHeirInstall(Thread candidate) {
-        }
-
-        /** A queued thread that acquired cleared the heir slot and will now pass its candidacy on. */
-        void afterHeirCleared() {
-        }
-
-        /** The heir read the lock word free and is about to try its CAS. */
-        void heirReadFree() {
-        }
-    }
-
-    // ------------------------------------------------------------------ queue node
-
-    /**
-     * A waiting thread's entry in one MCS queue. One node per thread, cached and reused across
-     * locks (a thread waits for one lock at a time, and a node is released as soon as its thread
-     * owns the lock); a cancelled node is abandoned and never reused.
-     *
-     * <p>Status moves WAITING -> CANDIDATE (granted by the MCS predecessor, or at once on an
-     * empty queue) -> DONE, or from WAITING or CANDIDATE to CANCELLED. {@code waiters} is the
-     * lock the node is queued in and is null once DONE, so "waiters == w and status ==
-     * CANDIDATE", read in that order, proves the node is a live candidate of w.
-     */
-    static final class QNode {
-        static final int WAITING = 0;
-        static final int CANDIDATE = 1;
-        static final int CANCELLED = 3;
-        static final int DONE = 4;
-
-        private static final ThreadLocal<QNode> CACHE = new ThreadLocal<>();
-
-        final Thread thread;
-        /** The queue index; written before the node is published by the tail swap. */
-        int queue;
-        private QNode next;            // NEXT
-        private int status;            // STATUS
-        private boolean parked;        // PARKED
-        private Waiters waiters;       // QUEUED_IN
-        /**
-         * When the heir stops letting others barge (nanoTime): written by the designator before the
-         * heir slot's CAS, the earlier of the designation plus {@link #PATIENCE_NANOS} and
-         * {@link #queuedAt} plus {@link #STARVATION_NANOS}.
-         */
-        private long deadline;         // DEADLINE
-        /** Counts the waits this node served; a designation is valid for one. */
-        private int incarnation;       // INCARNATION
-        /** This wait's parks and whether it reserved the lock: for the JFR event; the owner thread's own. */
-        int parks;
-        boolean reserved;
-        /**
-         * Whether this thread, in this wait, has read the lock word free (a volatile read, after
-         * it registered): every later owner then releases through the fenced path. Its own.
-         */
-        boolean sawFree;
-        /**
-         * When this wait was queued (nanoTime); written by its own thread before the node is published,
-         * read by designators, which find the node through volatile reads after that.
-         */
-        long queuedAt;
-
-        private QNode(Thread thread) {
-            this.thread = thread;
-        }
-
-        static QNode forCurrentThread(Thread me) {
-            QNode q = CACHE.get();
-            if (q == null || q.status == CANCELLED) {
-                q = new QNode(me);
-                CACHE.set(q);
-            }
-            return q;
-        }
-
-        void prepare(Waiters w, int n) {
-            // First: a designator that sees this incarnation's status also sees its number.
-            INCARNATION.setVolatile(this, incarnation + 1);
-            queue = n;
-            parks = 0;
-            reserved = false;
-            sawFree = false;
-            queuedAt = System.nanoTime();
-            NEXT.set(this, null);
-            PARKED.set(this, false);
-            STATUS.set(this, WAITING);
-            QUEUED_IN.setVolatile(this, w);
-        }
-
-        void becomeCandidate(Waiters w, int n) {
-            STATUS.setVolatile(this, CANDIDATE);
-            w.setCandidate(n, this);
-        }
-
-        boolean grantCandidacy() {
-            return STATUS.compareAndSet(this, WAITING, CANDIDATE);
-        }
-
-        boolean cancelWaiting() {
-            return STATUS.compareAndSet(this, WAITING, CANCELLED);
-        }
-
-        /** Only the candidate's own thread moves it out of CANDIDATE. */
-        void cancelCandidate() {
-            STATUS.setVolatile(this, CANCELLED);
-        }
-
-        boolean isCandidateOf(Waiters w) {
-            return QUEUED_IN.getVolatile(this) == w && (int) STATUS.getVolatile(this) == CANDIDATE;
-        }
-
-        int incarnation() {
-            return (int) INCARNATION.getVolatile(this);
-        }
-
-        /**
-         * Sets the deadline, before the CAS that installs the node as heir: the heir's patience
-         * counts from here, so the time it takes to be scheduled counts too, and a thread that
-         * has waited {@link #STARVATION_NANOS} since it queued is overdue at once. A racing
-         * designator that loses its CAS may set it again a little later, which only delays the
-         * reservation by that little.
-         */
-        void designate() {
-            long patient = System.nanoTime() + PATIENCE_NANOS;
-            long starving = queuedAt + STARVATION_NANOS;
-            DEADLINE.setOpaque(this, starving - patient < 0 ? starving : patient);
-        }
-
-        /** Nanoseconds from {@code now} (nanoTime) to this heir's deadline; negative once it has passed. */
-        long untilDeadline(long now) {
-            return (long) DEADLINE.getOpaque(this) - now;
-        }
-
-        /** Whether this heir's deadline has passed at {@code now} (nanoTime). */
-        boolean overdue(long now) {
-            return now - (long) DEADLINE.getOpaque(this) >= 0;
-        }
-
-        /** Wakes the thread if it announced a park; at most once per announcement. Returns whether it did. */
-        boolean unparkIfParked() {
-            if ((boolean) PARKED.getVolatile(this) && PARKED.compareAndSet(this, true, false)) {
-                LockDiagnostics.unpark();
-                LockSupport.unpark(thread);
-                return true;
-            }
-            return false;
-        }
-
-        void retire() {
-            STATUS.setVolatile(this, DONE);
-            QUEUED_IN.setVolatile(this, null);
-        }
-
-        QNode awaitSuccessor() {
-            QNode s;
-            for (int spins = 0; (s = (QNode) NEXT.getVolatile(this)) == null; spins++) {
-                // The successor swapped the tail and is about to link itself: a few instructions.
-                pauseBriefly(spins);
-            }
-            return s;
-        }
-
-        static final VarHandle NEXT;
-        static final VarHandle STATUS;
-        static final VarHandle PARKED;
-        static final VarHandle QUEUED_IN;
-        static final VarHandle DEADLINE;
-        static final VarHandle INCARNATION;
-
-        static {
-            try {
-                MethodHandles.Lookup l = MethodHandles.lookup();
-                NEXT = l.findVarHandle(QNode.class, "next", QNode.class);
-                STATUS = l.findVarHandle(QNode.class, "status", int.class);
-                PARKED = l.findVarHandle(QNode.class, "parked", boolean.class);
-                QUEUED_IN = l.findVarHandle(QNode.class, "waiters", Waiters.class);
-                DEADLINE = l.findVarHandle(QNode.class, "deadline", long.class);
-                INCARNATION = l.findVarHandle(QNode.class, "incarnation", int.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------ the inflated part
-
-    /** 128 bytes of padding before the hot fields (class-hierarchy padding; see {@link Waiters}). */
-    abstract static class WaitersPadBefore {
-        long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
-    }
-
-    /** The fields every contended acquire and release touch, on a cache line of their own. */
-    abstract static class WaitersHot extends WaitersPadBefore {
-        /** The one candidate allowed to compete for the flag; null if none. */
-        QNode heir;
-        /** Threads in the slow path, plus one while a queued owner holds the lock. */
-        int queued;
-        /** Queue of the owner if it came through a queue, else -1; written under the lock. */
-        int ownerQueue = -1;
-        /** The queue whose turn it is, and when its turn began (nanoTime); written under the lock. */
-        int servingQueue;
-        long turnStart;
-        /**
-         * When a {@code tryLock()} first found the lock free but reserved (nanoTime), or
-         * {@link Waiters#NOT_SEEN}: the clock of {@link VnaLock#RESERVATION_GRACE_NANOS}.
-         */
-        long reservedFreeSince = Waiters.NOT_SEEN;
-        /**
-         * Condition waiters signalled by the owner, to unpark at its release, latest first; null
-         * if none. Written and read by the owner only (see "Wake on release").
-         */
-        VnaCondition.Waiter deferredWakes;
-    }
-
-    /** 128 bytes of padding after the hot fields. */
-    abstract static class WaitersPadAfter extends WaitersHot {
-        long q00, q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15;
-    }
-
-    /**
-     * Created on first contention: the per-queue MCS tails and candidates, in an array whose
-     * queues are {@link #STRIDE} references apart (at least 128 bytes, two adjacent-line
-     * prefetch pairs), and the hot fields, padded by the superclass chain. The JVM may reorder
-     * fields within a class but keeps superclass fields before subclass fields.
-     */
-    static final class Waiters extends WaitersPadAfter {
-        static final int STRIDE = 32;
-
-        final int queueCount;
-        private final Object[] slots;
-        /** Condition waiters signalled and not yet holding the lock again: reported as queued. */
-        final SignalledWaiters signalled = new SignalledWaiters();
-
-        Waiters(int queueCount) {
-            this.queueCount = Math.max(1, queueCount);
-            this.slots = new Object[(this.queueCount + 2) * STRIDE];
-        }
-
-        private static int tailIndex(int n) {
-            return (n + 1) * STRIDE;
-        }
-
-        private static int candidateIndex(int n) {
-            return (n + 1) * STRIDE + 1;
-        }
-
-        /** The release's hint; a volatile read, which the heir's untimed park relies on (see VnaLock). */
-        boolean quiet() {
-            return (int) QUEUED.getVolatile(this) == 0;
-        }
-
-        void register() {
-            QUEUED.getAndAdd(this, 1);
-        }
-
-        void unregister() {
-            QUEUED.getAndAdd(this, -1);
-        }
-
-        int waitingThreads() {
-            int n = (int) QUEUED.getVolatile(this) - ((int) OWNER_QUEUE.getVolatile(this) >= 0 ? 1 : 0);
-            return Math.max(0, n);
-        }
-
-        QNode heir() {
-            return (QNode) HEIR.getVolatile(this);
-        }
-
-        /** Whether there is a heir and its deadline has passed. */
-        boolean heirOverdue() {
-            QNode h = heir();
-            return h != null && h.overdue(System.nanoTime());
-        }
-
-        void clearHeir(QNode q) {
-            HEIR.compareAndSet(this, q, null);
-        }
-
-        int ownerQueue() {
-            return (int) OWNER_QUEUE.getVolatile(this);
-        }
-
-        /** {@code reservedFreeSince} when no caller has seen the lock free and reserved. */
-        static final long NOT_SEEN = Long.MIN_VALUE;
-
-        /**
-         * Called by a {@code tryLock()} that found {@code lock} free and reserved at {@code now}:
-         * whether it has been seen so for {@link VnaLock#RESERVATION_GRACE_NANOS}. The first such
-         * caller starts the clock (and stops it again if the episode ended meanwhile: a clock
-         * left running would let the next episode lapse early). Whoever takes or clears a free
-         * reservation stops it ({@link #forgetReservedFree}), while the lock is held or still
-         * reserved, so no clock outlives its episode, except through a caller descheduled
-         * between its read of the lock word and its start of the clock across a whole episode:
-         * that only lets one later {@code tryLock()} take a reservation early.
-         */
-        boolean reservationLapsed(VnaLock lock, long now) {
-            long since = (long) RESERVED_FREE_SINCE.getVolatile(this);
-            if (since != NOT_SEEN) {
-                return now - since >= RESERVATION_GRACE_NANOS;
-            }
-            if (RESERVED_FREE_SINCE.compareAndSet(this, NOT_SEEN, now)
-                    && (int) STATE.getVolatile(lock) != RESERVED) {
-                RESERVED_FREE_SINCE.compareAndSet(this, now, NOT_SEEN);
-            }
-            return false;
-        }
-
-        /** Stops the clock of {@link #reservationLapsed}. */
-        void forgetReservedFree() {
-            if ((long) RESERVED_FREE_SINCE.getOpaque(this) != NOT_SEEN) {
-                RESERVED_FREE_SINCE.setVolatile(this, NOT_SEEN);
-            }
-        }
-
-        /** Called by a queued thread that now owns the lock; a new queue's turn may start. */
-        void recordQueuedOwner(int n) {
-            OWNER_QUEUE.setVolatile(this, n);
-            if (queueCount > 1 && n != (int) SERVING_QUEUE.getOpaque(this)) {
-                TURN_START.setOpaque(this, System.nanoTime());
-                SERVING_QUEUE.setOpaque(this, n);
-            }
-        }
-
-        /** Called by the owner before it releases: a queued owner stops counting as queued. */
-        void forgetQueuedOwner() {
-            if (ownerQueue >= 0) {
-                OWNER_QUEUE.setVolatile(this, -1);
-                unregister();
-            }
-        }
-
-        /**
-         * Appends q to queue n and links it behind its predecessor, which it returns (null if
-         * the queue was empty). Nothing between the swap and the link can grow the stack: the
-         * link's VarHandle access is performed once on q itself just before the swap.
-         */
-        QNode enqueue(int n, QNode q) {
-            QNode.NEXT.setVolatile(q, null);
-            QNode pred = (QNode) SLOTS.getAndSet(slots, tailIndex(n), q);
-            if (pred != null) {
-                QNode.NEXT.setVolatile(pred, q);
-            }
-            return pred;
-        }
-
-        /** At most this many nodes are walked per queue: nodes are reused, so a walk could chase new arrivals. */
-        private static final int MAX_WALK = 1 << 16;
-
-        /**
-         * The threads of the nodes queued and still waiting, queue by queue from the candidate along the
-         * MCS links (a snapshot: nodes that acquire, cancel or queue meanwhile may be seen or missed).
-         */
-        List<Thread> queuedThreads() {
-            List<Thread> threads = new ArrayList<>();
-            for (int n = 0; n < queueCount; n++) {
-                QNode c = (QNode) SLOTS.getVolatile(slots, candidateIndex(n));
-                // Between two candidates the slot is briefly empty while the queue is not: look again.
-                for (int tries = 0; c == null && tries < 64 && SLOTS.getVolatile(slots, tailIndex(n)) != null; tries++) {
-                    Thread.onSpinWait();
-                    c = (QNode) SLOTS.getVolatile(slots, candidateIndex(n));
-                }
-                for (int steps = 0; c != null && steps < MAX_WALK; steps++) {
-                    int status = (int) QNode.STATUS.getVolatile(c);
-                    if (QNode.QUEUED_IN.getVolatile(c) == this && (status == QNode.WAITING || status == QNode.CANDIDATE)
-                            && !threads.contains(c.thread)) {
-                        threads.add(c.thread);
-                    }
-                    c = (QNode) QNode.NEXT.getVolatile(c);
-                }
-            }
-            return threads;
-        }
-
-        void setCandidate(int n, QNode q) {
-            SLOTS.setVolatile(slots, candidateIndex(n), q);
-        }
-
-        /**
-         * The MCS release of queue n by its candidate q (which acquired the flag or gave up):
-         * the first successor that is still waiting becomes the candidate; cancelled successors
-         * are released on their behalf. The slot is written before the grant, so a candidate
-         * never finds a stale slot written after its own departure.
-         */
-        void passCandidacy(int n, QNode q) {
-            SLOTS.compareAndSet(slots, candidateIndex(n), q, null);
-            for (QNode c = q;;) {
-                QNode s = (QNode) QNode.NEXT.getVolatile(c);
-                if (s == null) {
-                    if (SLOTS.compareAndSet(slots, tailIndex(n), c, null)) {
-                        SLOTS.compareAndSet(slots, candidateIndex(n), c, null); // a cancelled tail
-                        return;
-                    }
-                    s = c.awaitSuccessor();
-                }
-                setCandidate(n, s);
-                if (s.grantCandidacy()) {
-                    return;
-                }
-                c = s;
-            }
-        }
-
-        /**
-         * Makes sure a candidate competes: wakes the heir if it announced a park; clears a heir
-         * that is no longer a candidate (whoever installed it may be descheduled) and picks
-         * again; or, when there is no heir, designates one and unparks it. Returns whether it
-         * unparked a thread.
-         */
-        boolean wakeHeir(Thread me) {
-            for (;;) {
-                QNode h = heir();
-                if (h != null) {
-                    if (h.isCandidateOf(this)) {
-                        return h.unparkIfParked();
-                    }
-                    HEIR.compareAndSet(this, h, null); // stale: acquired or gave up
-                    continue;
-                }
-                QNode c = pickCandidate();
-                if (c == null) {
-                    return false;
-                }
-                int incarnation = c.incarnation();
-                if (!c.isCandidateOf(this)) {
-                    continue;
-                }
-                Seams seams = Seams.installed;
-                if (seams != null) {
-                    seams.beforeHeirInstall(c.thread);
-                }
-                c.designate();
-                if (HEIR.compareAndSet(this, null, c)) {
-                    if (seams != null) {
-                        seams.afterHeirInstall(c.thread);
-                    }
-                    if (!(c.isCandidateOf(this) && c.incarnation() == incarnation)) {
-                        // c acquired, or left, and may be waiting again in a new incarnation:
-                        // installed now it would look live while nobody has woken it.
-                        HEIR.compareAndSet(this, c, null);
-                        continue;
-                    }
-                    if (c.thread != me) {
-                        LockDiagnostics.unpark();
-                        LockSupport.unpark(c.thread);
-                        return true;
-                    }
-                    return false;
-                }
-            }
-        }
-
-        /** The serving queue's candidate while its turn lasts, else the next queue's, round-robin. */
-        private QNode pickCandidate() {
-            if (queueCount == 1) {
-                return candidateOf(0);
-            }
-            int serving = (int) SERVING_QUEUE.getOpaque(this);
-            if (System.nanoTime() - (long) TURN_START.getOpaque(this) < TURN_NANOS) {
-                QNode c = candidateOf(serving);
-                if (c != null) {
-                    return c;
-                }
-            }
-            for (int i = 1; i <= queueCount; i++) {
-                int k = serving + i;
-                QNode c = candidateOf(k >= queueCount ? k - queueCount : k);
-                if (c != null) {
-                    return c;
-                }
-            }
-            return null;
-        }
-
-        private QNode candidateOf(int n) {
-            QNode c = (QNode) SLOTS.getVolatile(slots, candidateIndex(n));
-            return c != null && c.isCandidateOf(this) ? c : null;
-        }
-
-        private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(Object[].class);
-        static final VarHandle HEIR;
-        static final VarHandle QUEUED;
-        static final VarHandle OWNER_QUEUE;
-        static final VarHandle SERVING_QUEUE;
-        static final VarHandle TURN_START;
-        static final VarHandle RESERVED_FREE_SINCE;
-
-        static {
-            try {
-                MethodHandles.Lookup l = MethodHandles.lookup();
-                HEIR = l.findVarHandle(WaitersHot.class, "heir", QNode.class);
-                QUEUED = l.findVarHandle(WaitersHot.class, "queued", int.class);
-                OWNER_QUEUE = l.findVarHandle(WaitersHot.class, "ownerQueue", int.class);
-                SERVING_QUEUE = l.findVarHandle(WaitersHot.class, "servingQueue", int.class);
-                TURN_START = l.findVarHandle(WaitersHot.class, "turnStart", long.class);
-                RESERVED_FREE_SINCE = l.findVarHandle(WaitersHot.class, "reservedFreeSince", long.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-    }
-
     static final VarHandle STATE;
     static final VarHandle WAITERS;
 
@@ -1993,7 +1480,7 @@ public class VnaLock extends ConditionLock implements Lock {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             STATE = l.findVarHandle(VnaLock.class, "state", int.class);
-            WAITERS = l.findVarHandle(VnaLock.class, "waiters", Waiters.class);
+            WAITERS = l.findVarHandle(VnaLock.class, "waiters", VnaWaiters.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

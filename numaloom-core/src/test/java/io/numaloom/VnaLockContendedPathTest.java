@@ -34,9 +34,9 @@ class VnaLockContendedPathTest {
         VnaLock lock = VnaLock.withPlacement(1, () -> 0);
         inflate(lock);
         lock.lock();
-        VnaLock.QNode stale = VnaLock.QNode.forCurrentThread(Thread.currentThread()); // not queued anywhere
-        VnaLock.Waiters w = (VnaLock.Waiters) VnaLock.WAITERS.getVolatile(lock);
-        VnaLock.Waiters.HEIR.setVolatile(w, stale);
+        VnaQueueNode stale = VnaQueueNode.forCurrentThread(Thread.currentThread()); // not queued anywhere
+        VnaWaiters w = (VnaWaiters) VnaLock.WAITERS.getVolatile(lock);
+        VnaWaiters.HEIR.setVolatile(w, stale);
         AtomicBoolean acquired = new AtomicBoolean();
         Thread waiter = Thread.ofPlatform().start(() -> {
             lock.lock();
@@ -55,17 +55,17 @@ class VnaLockContendedPathTest {
     void aStaleHeirIsClearedByTheNextContendedRelease() throws Exception {
         VnaLock lock = VnaLock.withPlacement(1, () -> 0);
         inflate(lock);
-        VnaLock.Waiters w = (VnaLock.Waiters) VnaLock.WAITERS.getVolatile(lock);
+        VnaWaiters w = (VnaWaiters) VnaLock.WAITERS.getVolatile(lock);
         lock.lock();
         Thread waiter = Thread.ofPlatform().start(() -> {
             lock.lock();
             lock.unlock();
         });
         VnaLockTest.awaitCondition(() -> w.heir() != null, "the waiter to become heir");
-        VnaLock.QNode stale = VnaLock.QNode.forCurrentThread(Thread.currentThread());
+        VnaQueueNode stale = VnaQueueNode.forCurrentThread(Thread.currentThread());
         // Replace the live heir by a stale node, as a slow installer would have.
-        VnaLock.QNode live = w.heir();
-        VnaLock.Waiters.HEIR.setVolatile(w, stale);
+        VnaQueueNode live = w.heir();
+        VnaWaiters.HEIR.setVolatile(w, stale);
         lock.unlock();
         waiter.join(VnaLockTest.PATIENCE);
         assertFalse(waiter.isAlive(), "the live candidate " + live.thread + " was never designated");
@@ -114,7 +114,7 @@ class VnaLockContendedPathTest {
      */
     @Test
     void aHeirThatQueuedLongAgoIsOverdueSoonerThanItsPatience() {
-        VnaLock.QNode q = VnaLock.QNode.forCurrentThread(Thread.currentThread());
+        VnaQueueNode q = VnaQueueNode.forCurrentThread(Thread.currentThread());
         long before = System.nanoTime();
         q.queuedAt = before;
         q.designate();
@@ -241,7 +241,7 @@ class VnaLockContendedPathTest {
         assertEquals(new LockDiagnostics.Counts(0, 0, 0, 0, 0, 0, 0), LockDiagnostics.snapshot());
     }
 
-    /** Creates the lock's Waiters record by one timed-out contended attempt. */
+    /** Creates the lock's VnaWaiters record by one timed-out contended attempt. */
     static void inflate(VnaLock lock) throws InterruptedException {
         lock.lock();
         Thread t = Thread.ofPlatform().start(() -> {
@@ -253,7 +253,7 @@ class VnaLockContendedPathTest {
         });
         t.join();
         lock.unlock();
-        assertSame(VnaLock.Waiters.class, VnaLock.WAITERS.getVolatile(lock).getClass());
+        assertSame(VnaWaiters.class, VnaLock.WAITERS.getVolatile(lock).getClass());
         assertEquals(0, lock.getQueueLength());
     }
 }

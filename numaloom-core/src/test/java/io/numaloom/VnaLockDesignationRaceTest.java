@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A designator paused between picking a candidate and installing it as heir must not leave a
  * waiter asleep: the interleaving that hung {@code VnaLock} (seen once in a loaded CI run, and
  * twice in about 121,000 rounds of four virtual threads on two carriers), forced step by step
- * through {@link VnaLock.Seams}.
+ * through {@link VnaSeams}.
  *
  * <ol>
  * <li>P is heir behind the main thread; C queues behind P. The main thread releases; P acquires
@@ -42,7 +42,7 @@ class VnaLockDesignationRaceTest {
 
     @AfterEach
     void removeSeams() {
-        VnaLock.Seams.installed = null;
+        VnaSeams.installed = null;
     }
 
     @Test
@@ -86,7 +86,7 @@ class VnaLockDesignationRaceTest {
         Thread[] r = new Thread[1];
         java.util.concurrent.atomic.AtomicBoolean holdP = new java.util.concurrent.atomic.AtomicBoolean(true);
         java.util.concurrent.atomic.AtomicBoolean holdR = new java.util.concurrent.atomic.AtomicBoolean(true);
-        VnaLock.Seams.installed = new VnaLock.Seams() {
+        VnaSeams.installed = new VnaSeams() {
             @Override
             void beforeHeirInstall(Thread candidate) {
                 if (Thread.currentThread() == p && candidate == c && holdP.compareAndSet(true, false)) {
@@ -203,7 +203,7 @@ class VnaLockDesignationRaceTest {
         java.util.concurrent.atomic.AtomicInteger pInstalls = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicBoolean holdPAfterInstall = new java.util.concurrent.atomic.AtomicBoolean(true);
         java.util.concurrent.atomic.AtomicBoolean holdR = new java.util.concurrent.atomic.AtomicBoolean(true);
-        VnaLock.Seams.installed = new VnaLock.Seams() {
+        VnaSeams.installed = new VnaSeams() {
             @Override
             void beforeHeirInstall(Thread candidate) {
                 if (Thread.currentThread() != p || candidate != c) {

@@ -26,16 +26,16 @@ import static org.junit.jupiter.api.Assertions.fail;
  * {@code WAITING}: that is how the tests tell the two parks apart. A heir also parks, with a
  * timeout, when it naps after losing a spin to a barger ({@link VnaLock#HEIR_NAP_NANOS}), and it
  * does not announce a nap; so the state is read only while the heir is inside an announced park
- * ({@code QNode.PARKED} set, no park started since), never from a single look at a thread that
+ * ({@code VnaQueueNode.PARKED} set, no park started since), never from a single look at a thread that
  * may be napping. The interleaving where the heir reads the lock free and a barger takes it
- * before the heir's CAS is forced through {@link VnaLock.Seams#heirReadFree}.
+ * before the heir's CAS is forced through {@link VnaSeams#heirReadFree}.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class VnaLockHeirParkTest {
 
     @AfterEach
     void removeSeams() {
-        VnaLock.Seams.installed = null;
+        VnaSeams.installed = null;
     }
 
     @Test
@@ -80,7 +80,7 @@ class VnaLockHeirParkTest {
             acquired.set(true);
             lock.unlock();
         });
-        VnaLock.Seams.installed = new VnaLock.Seams() {
+        VnaSeams.installed = new VnaSeams() {
             @Override
             void heirReadFree() {
                 if (Thread.currentThread() != heir || readFree.getCount() == 0) {
@@ -114,13 +114,13 @@ class VnaLockHeirParkTest {
         return true;
     }
 
-    private static VnaLock.QNode heirNode(VnaLock lock) {
-        VnaLock.Waiters w = (VnaLock.Waiters) VnaLock.WAITERS.getVolatile(lock);
+    private static VnaQueueNode heirNode(VnaLock lock) {
+        VnaWaiters w = (VnaWaiters) VnaLock.WAITERS.getVolatile(lock);
         return w == null ? null : w.heir();
     }
 
     private static Thread heirThread(VnaLock lock) {
-        VnaLock.QNode h = heirNode(lock);
+        VnaQueueNode h = heirNode(lock);
         return h == null ? null : h.thread;
     }
 
@@ -141,13 +141,13 @@ class VnaLockHeirParkTest {
         Thread.State last = null;
         int looks = 0;
         for (;;) {
-            VnaLock.QNode q = heirNode(lock);
-            if (q != null && q.thread == heir && (boolean) VnaLock.QNode.PARKED.getVolatile(q)) {
+            VnaQueueNode q = heirNode(lock);
+            if (q != null && q.thread == heir && (boolean) VnaQueueNode.PARKED.getVolatile(q)) {
                 int parks = q.parks;
                 Thread.State s = heir.getState();
                 VarHandle.fullFence();
                 if ((s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING) && q.parks == parks
-                        && (boolean) VnaLock.QNode.PARKED.getVolatile(q) && heirNode(lock) == q) {
+                        && (boolean) VnaQueueNode.PARKED.getVolatile(q) && heirNode(lock) == q) {
                     return s;
                 }
                 last = s;

@@ -27,7 +27,7 @@ class VnaLockTryLockTest {
 
     @AfterEach
     void removeSeams() {
-        VnaLock.Seams.installed = null;
+        VnaSeams.installed = null;
     }
 
     @ParameterizedTest(name = "spinners: {0}, virtual: {1}")
@@ -131,7 +131,7 @@ class VnaLockTryLockTest {
                 acquired.set(true);
                 lock.unlock();
             });
-            VnaLock.Seams.installed = new VnaLock.Seams() {
+            VnaSeams.installed = new VnaSeams() {
                 @Override
                 void heirReadFree() {
                     if (Thread.currentThread() != heir || stuck.getCount() == 0

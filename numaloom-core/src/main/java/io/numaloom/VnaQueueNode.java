@@ -1,0 +1,174 @@
+package io.numaloom;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A waiting thread's entry in one MCS queue. One node per thread, cached and reused across
+ * locks (a thread waits for one lock at a time, and a node is released as soon as its thread
+ * owns the lock); a cancelled node is abandoned and never reused.
+ *
+ * <p>Status moves WAITING -> CANDIDATE (granted by the MCS predecessor, or at once on an
+ * empty queue) -> DONE, or from WAITING or CANDIDATE to CANCELLED. {@code waiters} is the
+ * lock the node is queued in and is null once DONE, so "waiters == w and status ==
+ * CANDIDATE", read in that order, proves the node is a live candidate of w.
+ */
+final class VnaQueueNode {
+    static final int WAITING = 0;
+    static final int CANDIDATE = 1;
+    static final int CANCELLED = 3;
+    static final int DONE = 4;
+
+    private static final ThreadLocal<VnaQueueNode> CACHE = new ThreadLocal<>();
+
+    final Thread thread;
+    /** The queue index; written before the node is published by the tail swap. */
+    int queue;
+    private VnaQueueNode next;     // NEXT
+    private int status;            // STATUS
+    private boolean parked;        // PARKED
+    private VnaWaiters waiters;    // QUEUED_IN
+    /**
+     * When the heir stops letting others barge (nanoTime): written by the designator before the
+     * heir slot's CAS, the earlier of the designation plus {@link VnaLock#PATIENCE_NANOS} and
+     * {@link #queuedAt} plus {@link VnaLock#STARVATION_NANOS}.
+     */
+    private long deadline;         // DEADLINE
+    /** Counts the waits this node served; a designation is valid for one. */
+    private int incarnation;       // INCARNATION
+    /** This wait's parks and whether it reserved the lock: for the JFR event; the owner thread's own. */
+    int parks;
+    boolean reserved;
+    /**
+     * Whether this thread, in this wait, has read the lock word free (a volatile read, after
+     * it registered): every later owner then releases through the fenced path. Its own.
+     */
+    boolean sawFree;
+    /**
+     * When this wait was queued (nanoTime); written by its own thread before the node is published,
+     * read by designators, which find the node through volatile reads after that.
+     */
+    long queuedAt;
+
+    private VnaQueueNode(Thread thread) {
+        this.thread = thread;
+    }
+
+    static VnaQueueNode forCurrentThread(Thread me) {
+        VnaQueueNode q = CACHE.get();
+        if (q == null || q.status == CANCELLED) {
+            q = new VnaQueueNode(me);
+            CACHE.set(q);
+        }
+        return q;
+    }
+
+    void prepare(VnaWaiters w, int n) {
+        // First: a designator that sees this incarnation's status also sees its number.
+        INCARNATION.setVolatile(this, incarnation + 1);
+        queue = n;
+        parks = 0;
+        reserved = false;
+        sawFree = false;
+        queuedAt = System.nanoTime();
+        NEXT.set(this, null);
+        PARKED.set(this, false);
+        STATUS.set(this, WAITING);
+        QUEUED_IN.setVolatile(this, w);
+    }
+
+    void becomeCandidate(VnaWaiters w, int n) {
+        STATUS.setVolatile(this, CANDIDATE);
+        w.setCandidate(n, this);
+    }
+
+    boolean grantCandidacy() {
+        return STATUS.compareAndSet(this, WAITING, CANDIDATE);
+    }
+
+    boolean cancelWaiting() {
+        return STATUS.compareAndSet(this, WAITING, CANCELLED);
+    }
+
+    /** Only the candidate's own thread moves it out of CANDIDATE. */
+    void cancelCandidate() {
+        STATUS.setVolatile(this, CANCELLED);
+    }
+
+    boolean isCandidateOf(VnaWaiters w) {
+        return QUEUED_IN.getVolatile(this) == w && (int) STATUS.getVolatile(this) == CANDIDATE;
+    }
+
+    int incarnation() {
+        return (int) INCARNATION.getVolatile(this);
+    }
+
+    /**
+     * Sets the deadline, before the CAS that installs the node as heir: the heir's patience
+     * counts from here, so the time it takes to be scheduled counts too, and a thread that
+     * has waited {@link VnaLock#STARVATION_NANOS} since it queued is overdue at once. A racing
+     * designator that loses its CAS may set it again a little later, which only delays the
+     * reservation by that little.
+     */
+    void designate() {
+        long patient = System.nanoTime() + VnaLock.PATIENCE_NANOS;
+        long starving = queuedAt + VnaLock.STARVATION_NANOS;
+        DEADLINE.setOpaque(this, starving - patient < 0 ? starving : patient);
+    }
+
+    /** Nanoseconds from {@code now} (nanoTime) to this heir's deadline; negative once it has passed. */
+    long untilDeadline(long now) {
+        return (long) DEADLINE.getOpaque(this) - now;
+    }
+
+    /** Whether this heir's deadline has passed at {@code now} (nanoTime). */
+    boolean overdue(long now) {
+        return now - (long) DEADLINE.getOpaque(this) >= 0;
+    }
+
+    /** Wakes the thread if it announced a park; at most once per announcement. Returns whether it did. */
+    boolean unparkIfParked() {
+        if ((boolean) PARKED.getVolatile(this) && PARKED.compareAndSet(this, true, false)) {
+            LockDiagnostics.unpark();
+            LockSupport.unpark(thread);
+            return true;
+        }
+        return false;
+    }
+
+    void retire() {
+        STATUS.setVolatile(this, DONE);
+        QUEUED_IN.setVolatile(this, null);
+    }
+
+    VnaQueueNode awaitSuccessor() {
+        VnaQueueNode s;
+        for (int spins = 0; (s = (VnaQueueNode) NEXT.getVolatile(this)) == null; spins++) {
+            // The successor swapped the tail and is about to link itself: a few instructions.
+            VnaLock.pauseBriefly(spins);
+        }
+        return s;
+    }
+
+    static final VarHandle NEXT;
+    static final VarHandle STATUS;
+    static final VarHandle PARKED;
+    static final VarHandle QUEUED_IN;
+    static final VarHandle DEADLINE;
+    static final VarHandle INCARNATION;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            NEXT = l.findVarHandle(VnaQueueNode.class, "next", VnaQueueNode.class);
+            STATUS = l.findVarHandle(VnaQueueNode.class, "status", int.class);
+            PARKED = l.findVarHandle(VnaQueueNode.class, "parked", boolean.class);
+            QUEUED_IN = l.findVarHandle(VnaQueueNode.class, "waiters", VnaWaiters.class);
+            DEADLINE = l.findVarHandle(VnaQueueNode.class, "deadline", long.class);
+            INCARNATION = l.findVarHandle(VnaQueueNode.class, "incarnation", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+}

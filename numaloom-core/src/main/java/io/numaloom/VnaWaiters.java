@@ -1,0 +1,322 @@
+package io.numaloom;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+
+/** 128 bytes of padding before the hot fields (class-hierarchy padding; see {@link VnaWaiters}). */
+abstract class VnaWaitersPadBefore {
+    long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+}
+
+/** The fields every contended acquire and release touch, on a cache line of their own. */
+abstract class VnaWaitersHot extends VnaWaitersPadBefore {
+    /** The one candidate allowed to compete for the flag; null if none. */
+    VnaQueueNode heir;
+    /** Threads in the slow path, plus one while a queued owner holds the lock. */
+    int queued;
+    /** Queue of the owner if it came through a queue, else -1; written under the lock. */
+    int ownerQueue = -1;
+    /** The queue whose turn it is, and when its turn began (nanoTime); written under the lock. */
+    int servingQueue;
+    long turnStart;
+    /**
+     * When a {@code tryLock()} first found the lock free but reserved (nanoTime), or
+     * {@link VnaWaiters#NOT_SEEN}: the clock of {@link VnaLock#RESERVATION_GRACE_NANOS}.
+     */
+    long reservedFreeSince = VnaWaiters.NOT_SEEN;
+    /**
+     * Condition waiters signalled by the owner, to unpark at its release, latest first; null
+     * if none. Written and read by the owner only (see "Wake on release").
+     */
+    VnaCondition.Waiter deferredWakes;
+}
+
+/** 128 bytes of padding after the hot fields. */
+abstract class VnaWaitersPadAfter extends VnaWaitersHot {
+    long q00, q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15;
+}
+
+/**
+ * Created on first contention: the per-queue MCS tails and candidates, in an array whose
+ * queues are {@link #STRIDE} references apart (at least 128 bytes, two adjacent-line
+ * prefetch pairs), and the hot fields, padded by the superclass chain. The JVM may reorder
+ * fields within a class but keeps superclass fields before subclass fields.
+ */
+final class VnaWaiters extends VnaWaitersPadAfter {
+    static final int STRIDE = 32;
+
+    final int queueCount;
+    private final Object[] slots;
+    /** Condition waiters signalled and not yet holding the lock again: reported as queued. */
+    final SignalledWaiters signalled = new SignalledWaiters();
+
+    VnaWaiters(int queueCount) {
+        this.queueCount = Math.max(1, queueCount);
+        this.slots = new Object[(this.queueCount + 2) * STRIDE];
+    }
+
+    private static int tailIndex(int n) {
+        return (n + 1) * STRIDE;
+    }
+
+    private static int candidateIndex(int n) {
+        return (n + 1) * STRIDE + 1;
+    }
+
+    /** The release's hint; a volatile read, which the heir's untimed park relies on (see VnaLock). */
+    boolean quiet() {
+        return (int) QUEUED.getVolatile(this) == 0;
+    }
+
+    void register() {
+        QUEUED.getAndAdd(this, 1);
+    }
+
+    void unregister() {
+        QUEUED.getAndAdd(this, -1);
+    }
+
+    int waitingThreads() {
+        int n = (int) QUEUED.getVolatile(this) - ((int) OWNER_QUEUE.getVolatile(this) >= 0 ? 1 : 0);
+        return Math.max(0, n);
+    }
+
+    VnaQueueNode heir() {
+        return (VnaQueueNode) HEIR.getVolatile(this);
+    }
+
+    /** Whether there is a heir and its deadline has passed. */
+    boolean heirOverdue() {
+        VnaQueueNode h = heir();
+        return h != null && h.overdue(System.nanoTime());
+    }
+
+    void clearHeir(VnaQueueNode q) {
+        HEIR.compareAndSet(this, q, null);
+    }
+
+    int ownerQueue() {
+        return (int) OWNER_QUEUE.getVolatile(this);
+    }
+
+    /** {@code reservedFreeSince} when no caller has seen the lock free and reserved. */
+    static final long NOT_SEEN = Long.MIN_VALUE;
+
+    /**
+     * Called by a {@code tryLock()} that found {@code lock} free and reserved at {@code now}:
+     * whether it has been seen so for {@link VnaLock#RESERVATION_GRACE_NANOS}. The first such
+     * caller starts the clock (and stops it again if the episode ended meanwhile: a clock
+     * left running would let the next episode lapse early). Whoever takes or clears a free
+     * reservation stops it ({@link #forgetReservedFree}), while the lock is held or still
+     * reserved, so no clock outlives its episode, except through a caller descheduled
+     * between its read of the lock word and its start of the clock across a whole episode:
+     * that only lets one later {@code tryLock()} take a reservation early.
+     */
+    boolean reservationLapsed(VnaLock lock, long now) {
+        long since = (long) RESERVED_FREE_SINCE.getVolatile(this);
+        if (since != NOT_SEEN) {
+            return now - since >= VnaLock.RESERVATION_GRACE_NANOS;
+        }
+        if (RESERVED_FREE_SINCE.compareAndSet(this, NOT_SEEN, now)
+                && (int) VnaLock.STATE.getVolatile(lock) != VnaLock.RESERVED) {
+            RESERVED_FREE_SINCE.compareAndSet(this, now, NOT_SEEN);
+        }
+        return false;
+    }
+
+    /** Stops the clock of {@link #reservationLapsed}. */
+    void forgetReservedFree() {
+        if ((long) RESERVED_FREE_SINCE.getOpaque(this) != NOT_SEEN) {
+            RESERVED_FREE_SINCE.setVolatile(this, NOT_SEEN);
+        }
+    }
+
+    /** Called by a queued thread that now owns the lock; a new queue's turn may start. */
+    void recordQueuedOwner(int n) {
+        OWNER_QUEUE.setVolatile(this, n);
+        if (queueCount > 1 && n != (int) SERVING_QUEUE.getOpaque(this)) {
+            TURN_START.setOpaque(this, System.nanoTime());
+            SERVING_QUEUE.setOpaque(this, n);
+        }
+    }
+
+    /** Called by the owner before it releases: a queued owner stops counting as queued. */
+    void forgetQueuedOwner() {
+        if (ownerQueue >= 0) {
+            OWNER_QUEUE.setVolatile(this, -1);
+            unregister();
+        }
+    }
+
+    /**
+     * Appends q to queue n and links it behind its predecessor, which it returns (null if
+     * the queue was empty). Nothing between the swap and the link can grow the stack: the
+     * link's VarHandle access is performed once on q itself just before the swap.
+     */
+    VnaQueueNode enqueue(int n, VnaQueueNode q) {
+        VnaQueueNode.NEXT.setVolatile(q, null);
+        VnaQueueNode pred = (VnaQueueNode) SLOTS.getAndSet(slots, tailIndex(n), q);
+        if (pred != null) {
+            VnaQueueNode.NEXT.setVolatile(pred, q);
+        }
+        return pred;
+    }
+
+    /** At most this many nodes are walked per queue: nodes are reused, so a walk could chase new arrivals. */
+    private static final int MAX_WALK = 1 << 16;
+
+    /**
+     * The threads of the nodes queued and still waiting, queue by queue from the candidate along the
+     * MCS links (a snapshot: nodes that acquire, cancel or queue meanwhile may be seen or missed).
+     */
+    List<Thread> queuedThreads() {
+        List<Thread> threads = new ArrayList<>();
+        for (int n = 0; n < queueCount; n++) {
+            VnaQueueNode c = (VnaQueueNode) SLOTS.getVolatile(slots, candidateIndex(n));
+            // Between two candidates the slot is briefly empty while the queue is not: look again.
+            for (int tries = 0; c == null && tries < 64 && SLOTS.getVolatile(slots, tailIndex(n)) != null; tries++) {
+                Thread.onSpinWait();
+                c = (VnaQueueNode) SLOTS.getVolatile(slots, candidateIndex(n));
+            }
+            for (int steps = 0; c != null && steps < MAX_WALK; steps++) {
+                int status = (int) VnaQueueNode.STATUS.getVolatile(c);
+                if (VnaQueueNode.QUEUED_IN.getVolatile(c) == this && (status == VnaQueueNode.WAITING || status == VnaQueueNode.CANDIDATE)
+                        && !threads.contains(c.thread)) {
+                    threads.add(c.thread);
+                }
+                c = (VnaQueueNode) VnaQueueNode.NEXT.getVolatile(c);
+            }
+        }
+        return threads;
+    }
+
+    void setCandidate(int n, VnaQueueNode q) {
+        SLOTS.setVolatile(slots, candidateIndex(n), q);
+    }
+
+    /**
+     * The MCS release of queue n by its candidate q (which acquired the flag or gave up):
+     * the first successor that is still waiting becomes the candidate; cancelled successors
+     * are released on their behalf. The slot is written before the grant, so a candidate
+     * never finds a stale slot written after its own departure.
+     */
+    void passCandidacy(int n, VnaQueueNode q) {
+        SLOTS.compareAndSet(slots, candidateIndex(n), q, null);
+        for (VnaQueueNode c = q;;) {
+            VnaQueueNode s = (VnaQueueNode) VnaQueueNode.NEXT.getVolatile(c);
+            if (s == null) {
+                if (SLOTS.compareAndSet(slots, tailIndex(n), c, null)) {
+                    SLOTS.compareAndSet(slots, candidateIndex(n), c, null); // a cancelled tail
+                    return;
+                }
+                s = c.awaitSuccessor();
+            }
+            setCandidate(n, s);
+            if (s.grantCandidacy()) {
+                return;
+            }
+            c = s;
+        }
+    }
+
+    /**
+     * Makes sure a candidate competes: wakes the heir if it announced a park; clears a heir
+     * that is no longer a candidate (whoever installed it may be descheduled) and picks
+     * again; or, when there is no heir, designates one and unparks it. Returns whether it
+     * unparked a thread.
+     */
+    boolean wakeHeir(Thread me) {
+        for (;;) {
+            VnaQueueNode h = heir();
+            if (h != null) {
+                if (h.isCandidateOf(this)) {
+                    return h.unparkIfParked();
+                }
+                HEIR.compareAndSet(this, h, null); // stale: acquired or gave up
+                continue;
+            }
+            VnaQueueNode c = pickCandidate();
+            if (c == null) {
+                return false;
+            }
+            int incarnation = c.incarnation();
+            if (!c.isCandidateOf(this)) {
+                continue;
+            }
+            VnaSeams seams = VnaSeams.installed;
+            if (seams != null) {
+                seams.beforeHeirInstall(c.thread);
+            }
+            c.designate();
+            if (HEIR.compareAndSet(this, null, c)) {
+                if (seams != null) {
+                    seams.afterHeirInstall(c.thread);
+                }
+                if (!(c.isCandidateOf(this) && c.incarnation() == incarnation)) {
+                    // c acquired, or left, and may be waiting again in a new incarnation:
+                    // installed now it would look live while nobody has woken it.
+                    HEIR.compareAndSet(this, c, null);
+                    continue;
+                }
+                if (c.thread != me) {
+                    LockDiagnostics.unpark();
+                    LockSupport.unpark(c.thread);
+                    return true;
+                }
+                return false;
+            }
+        }
+    }
+
+    /** The serving queue's candidate while its turn lasts, else the next queue's, round-robin. */
+    private VnaQueueNode pickCandidate() {
+        if (queueCount == 1) {
+            return candidateOf(0);
+        }
+        int serving = (int) SERVING_QUEUE.getOpaque(this);
+        if (System.nanoTime() - (long) TURN_START.getOpaque(this) < VnaLock.TURN_NANOS) {
+            VnaQueueNode c = candidateOf(serving);
+            if (c != null) {
+                return c;
+            }
+        }
+        for (int i = 1; i <= queueCount; i++) {
+            int k = serving + i;
+            VnaQueueNode c = candidateOf(k >= queueCount ? k - queueCount : k);
+            if (c != null) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    private VnaQueueNode candidateOf(int n) {
+        VnaQueueNode c = (VnaQueueNode) SLOTS.getVolatile(slots, candidateIndex(n));
+        return c != null && c.isCandidateOf(this) ? c : null;
+    }
+
+    private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(Object[].class);
+    static final VarHandle HEIR;
+    static final VarHandle QUEUED;
+    static final VarHandle OWNER_QUEUE;
+    static final VarHandle SERVING_QUEUE;
+    static final VarHandle TURN_START;
+    static final VarHandle RESERVED_FREE_SINCE;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            HEIR = l.findVarHandle(VnaWaitersHot.class, "heir", VnaQueueNode.class);
+            QUEUED = l.findVarHandle(VnaWaitersHot.class, "queued", int.class);
+            OWNER_QUEUE = l.findVarHandle(VnaWaitersHot.class, "ownerQueue", int.class);
+            SERVING_QUEUE = l.findVarHandle(VnaWaitersHot.class, "servingQueue", int.class);
+            TURN_START = l.findVarHandle(VnaWaitersHot.class, "turnStart", long.class);
+            RESERVED_FREE_SINCE = l.findVarHandle(VnaWaitersHot.class, "reservedFreeSince", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+}
