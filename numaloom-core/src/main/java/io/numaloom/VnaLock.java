@@ -117,22 +117,6 @@ public class VnaLock extends ConditionLock implements Lock {
      * queue in {@code ownerQueue}. (The paper holds the MCS lock through the critical section; this
      * keeps its property that one thread per node contends, here one thread overall.)
      *
-     * <p><b>Choosing the heir.</b> Whoever releases a contended lock, leaves the heir role, or
-     * becomes the first candidate of an empty queue while a barger owns the lock, calls
-     * {@link VnaWaiters#wakeHeir}. If the slot holds a live heir that announced a park, it wakes it,
-     * once per park (the announcement is cleared by CAS). If the slot holds a node that is no
-     * longer a candidate of this lock (it acquired, or gave up, and the thread that installed it was
-     * slow), whoever sees that clears it and picks again: designation never depends on one thread
-     * being scheduled. If the slot is empty, it picks a candidate, installs it by CAS and unparks
-     * it. Nodes are reused, so a designator that was slow between its pick and its CAS could
-     * install a node that has since acquired and queued again: such a node would look live (a
-     * candidate of this lock) once its new wait reaches the head, while nobody wakes it. So each
-     * node counts its waits ({@code incarnation}), and the designator checks after its CAS that
-     * the node is still a candidate in the incarnation it picked, and otherwise uninstalls it and
-     * picks again. The pick prefers the queue whose turn it is (the queue of the last queued owner)
-     * until the turn has lasted {@link #TURN_NANOS}, then moves round-robin to the next queue with a
-     * candidate.
-     *
      * <p><b>Competitive handoff, bounded in time.</b> Newcomers may barge: take a free lock by CAS
      * ahead of the heir. That keeps running threads running, which is where the throughput of an
      * unfair lock comes from, since waking a parked thread costs microseconds. The heir spins
@@ -983,7 +967,7 @@ public class VnaLock extends ConditionLock implements Lock {
             if (pred == null) {
                 q.becomeCandidate(w, n);
                 if (w.ownerQueue() < 0) {
-                    w.wakeHeir(me);
+                    VnaSuccession.wakeHeir(w, me);
                 }
             } else {
                 int outcome = awaitCandidacy(w, q, interruptible, timed, deadline);
@@ -1279,6 +1263,7 @@ public class VnaLock extends ConditionLock implements Lock {
             seams.afterHeirCleared();
         }
         w.recordQueuedOwner(n);
+        VnaSuccession.startTurn(w, n);
         w.forgetReservedFree(); // it may have taken a reserved lock: a lapse clock is now stale
         w.passCandidacy(n, q);
     }
@@ -1287,7 +1272,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * A cancelling candidate gives its roles away so that no wake-up is lost. It clears a
      * reservation if it is the heir, or if it reserved in this wait and no live heir is left to
      * take the reservation: a designator that was slow can install a node for a moment in a wait
-     * it did not pick (see {@link VnaWaiters#wakeHeir}), and that node may have reserved meanwhile.
+     * it did not pick (see {@link VnaSuccession#wakeHeir}), and that node may have reserved meanwhile.
      */
     private void leaveAsCandidate(Thread me, VnaWaiters w, VnaQueueNode q) {
         VnaQueueNode h = w.heir();
@@ -1298,7 +1283,7 @@ public class VnaLock extends ConditionLock implements Lock {
         w.passCandidacy(q.queue, q);
         w.clearHeir(q);
         w.unregister();
-        w.wakeHeir(me);
+        VnaSuccession.wakeHeir(w, me);
     }
 
     /** Ends a cancelled wait: by timeout (false) or, for interruptible waits, by interrupt. */
@@ -1322,7 +1307,7 @@ public class VnaLock extends ConditionLock implements Lock {
         w.forgetQueuedOwner();
         boolean look = Thread.currentThread().isVirtual() && timeToLookAtHeir();
         int s = (int) STATE.getAndAdd(this, -LOCKED);
-        boolean woke = w.wakeHeir(null);
+        boolean woke = VnaSuccession.wakeHeir(w, null);
         if ((s & RESERVED) != 0 ? woke : look && w.heirOverdue()) {
             LockDiagnostics.yieldToHeir();
             Thread.yield();

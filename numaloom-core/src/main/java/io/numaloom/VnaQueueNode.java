@@ -104,19 +104,6 @@ final class VnaQueueNode {
         return (int) INCARNATION.getVolatile(this);
     }
 
-    /**
-     * Sets the deadline, before the CAS that installs the node as heir: the heir's patience
-     * counts from here, so the time it takes to be scheduled counts too, and a thread that
-     * has waited {@link VnaLock#STARVATION_NANOS} since it queued is overdue at once. A racing
-     * designator that loses its CAS may set it again a little later, which only delays the
-     * reservation by that little.
-     */
-    void designate() {
-        long patient = System.nanoTime() + VnaLock.PATIENCE_NANOS;
-        long starving = queuedAt + VnaLock.STARVATION_NANOS;
-        DEADLINE.setOpaque(this, starving - patient < 0 ? starving : patient);
-    }
-
     /** Nanoseconds from {@code now} (nanoTime) to this heir's deadline; negative once it has passed. */
     long untilDeadline(long now) {
         return (long) DEADLINE.getOpaque(this) - now;

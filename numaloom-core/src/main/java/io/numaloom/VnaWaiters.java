@@ -134,13 +134,12 @@ final class VnaWaiters extends VnaWaitersPadAfter {
         }
     }
 
-    /** Called by a queued thread that now owns the lock; a new queue's turn may start. */
+    /**
+     * Called by a queued thread that now owns the lock, which then gives its queue the turn
+     * ({@link VnaSuccession#startTurn}).
+     */
     void recordQueuedOwner(int n) {
         OWNER_QUEUE.setVolatile(this, n);
-        if (queueCount > 1 && n != (int) SERVING_QUEUE.getOpaque(this)) {
-            TURN_START.setOpaque(this, System.nanoTime());
-            SERVING_QUEUE.setOpaque(this, n);
-        }
     }
 
     /** Called by the owner before it releases: a queued owner stops counting as queued. */
@@ -222,78 +221,8 @@ final class VnaWaiters extends VnaWaitersPadAfter {
         }
     }
 
-    /**
-     * Makes sure a candidate competes: wakes the heir if it announced a park; clears a heir
-     * that is no longer a candidate (whoever installed it may be descheduled) and picks
-     * again; or, when there is no heir, designates one and unparks it. Returns whether it
-     * unparked a thread.
-     */
-    boolean wakeHeir(Thread me) {
-        for (;;) {
-            VnaQueueNode h = heir();
-            if (h != null) {
-                if (h.isCandidateOf(this)) {
-                    return h.unparkIfParked();
-                }
-                HEIR.compareAndSet(this, h, null); // stale: acquired or gave up
-                continue;
-            }
-            VnaQueueNode c = pickCandidate();
-            if (c == null) {
-                return false;
-            }
-            int incarnation = c.incarnation();
-            if (!c.isCandidateOf(this)) {
-                continue;
-            }
-            VnaSeams seams = VnaSeams.installed;
-            if (seams != null) {
-                seams.beforeHeirInstall(c.thread);
-            }
-            c.designate();
-            if (HEIR.compareAndSet(this, null, c)) {
-                if (seams != null) {
-                    seams.afterHeirInstall(c.thread);
-                }
-                if (!(c.isCandidateOf(this) && c.incarnation() == incarnation)) {
-                    // c acquired, or left, and may be waiting again in a new incarnation:
-                    // installed now it would look live while nobody has woken it.
-                    HEIR.compareAndSet(this, c, null);
-                    continue;
-                }
-                if (c.thread != me) {
-                    LockDiagnostics.unpark();
-                    LockSupport.unpark(c.thread);
-                    return true;
-                }
-                return false;
-            }
-        }
-    }
-
-    /** The serving queue's candidate while its turn lasts, else the next queue's, round-robin. */
-    private VnaQueueNode pickCandidate() {
-        if (queueCount == 1) {
-            return candidateOf(0);
-        }
-        int serving = (int) SERVING_QUEUE.getOpaque(this);
-        if (System.nanoTime() - (long) TURN_START.getOpaque(this) < VnaLock.TURN_NANOS) {
-            VnaQueueNode c = candidateOf(serving);
-            if (c != null) {
-                return c;
-            }
-        }
-        for (int i = 1; i <= queueCount; i++) {
-            int k = serving + i;
-            VnaQueueNode c = candidateOf(k >= queueCount ? k - queueCount : k);
-            if (c != null) {
-                return c;
-            }
-        }
-        return null;
-    }
-
-    private VnaQueueNode candidateOf(int n) {
+    /** The candidate of queue {@code n} if it is still a live candidate of this lock, else null. */
+    VnaQueueNode candidateOf(int n) {
         VnaQueueNode c = (VnaQueueNode) SLOTS.getVolatile(slots, candidateIndex(n));
         return c != null && c.isCandidateOf(this) ? c : null;
     }

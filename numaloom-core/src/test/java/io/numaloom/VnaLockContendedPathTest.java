@@ -117,19 +117,19 @@ class VnaLockContendedPathTest {
         VnaQueueNode q = VnaQueueNode.forCurrentThread(Thread.currentThread());
         long before = System.nanoTime();
         q.queuedAt = before;
-        q.designate();
+        VnaSuccession.designate(q);
         long after = System.nanoTime();
         assertFalse(q.overdue(before + VnaLock.PATIENCE_NANOS - 1), "overdue before its patience ran out");
         assertTrue(q.overdue(after + VnaLock.PATIENCE_NANOS), "not overdue after its patience ran out");
 
         long halfPatience = VnaLock.PATIENCE_NANOS / 2;
         q.queuedAt = before - VnaLock.STARVATION_NANOS + halfPatience; // queued long ago
-        q.designate();
+        VnaSuccession.designate(q);
         assertFalse(q.overdue(before + halfPatience - 1));
         assertTrue(q.overdue(before + halfPatience), "the starvation deadline did not come first");
 
         q.queuedAt = before - 2 * VnaLock.STARVATION_NANOS; // already starving when designated
-        q.designate();
+        VnaSuccession.designate(q);
         assertTrue(q.overdue(before), "a starving heir must be overdue at once");
     }
 
