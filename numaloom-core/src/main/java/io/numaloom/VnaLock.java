@@ -135,31 +135,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * moment later ({@link #HEIR_DEFERENCE} pauses). An owner that runs one short critical section
      * after another thus keeps the lock, and the data it guards, in its own core's cache, instead of
      * having its cache line taken at every poll and the lock moved to another core in the gap
-     * between two of its critical sections. Once its <em>deadline</em> has passed, it sets
-     * {@link #RESERVED} on the held lock. The deadline is {@link #PATIENCE_NANOS} after it was
-     * designated (the time it took to be scheduled counts), or {@link #STARVATION_NANOS} after
-     * it queued if that comes first: a thread that waited behind others for that long reserves as
-     * soon as it is heir. Once reserved, the fast path ({@code CAS 0 -> LOCKED}) fails for
-     * everybody, the release keeps the bit, and only the heir may take the lock
-     * ({@code CAS RESERVED -> LOCKED}). The heir is running or about to be: the lock is never
-     * given to a parked thread, so a convoy (a wake-up on the critical path) costs at most one
-     * wake-up per reservation, not one every few acquisitions. A heir reserves before it spins, so
-     * that it is polling when the owner releases: the wake-up is paid only when the critical
-     * section outlasts the spin. A heir that gives up clears its reservation before it leaves, and so
-     * does a node that reserved while a slow designator had installed it for a moment in a wait it
-     * had not picked, if no live heir remains to take the reservation.
-     *
-     * <p><b>A reservation that lapses.</b> A free lock stays reserved only while its heir can take
-     * it. A heir that is not running cannot, and {@code tryLock()}, which must not refuse a lock that
-     * no thread holds for long, would fail for as long as the heir does not run: forever, if the
-     * thread retrying {@code tryLock()} holds the only carrier the heir can run on. So the first
-     * {@code tryLock()} that finds the lock free and reserved starts a clock
-     * ({@code reservedFreeSince}), and one that finds it so {@link #RESERVATION_GRACE_NANOS} later
-     * takes the lock ({@code CAS RESERVED -> LOCKED}, racing only the heir's own CAS from the same
-     * value). Whoever takes or clears a free reservation stops the clock while the lock word still
-     * keeps the next episode out. The heir, when it runs, finds the lock held, is still overdue and
-     * reserves again. A release that wakes a heir that had reserved and parked yields its carrier
-     * (or CPU) at once, so that the heir usually runs before the grace is out.
+     * between two of its critical sections.
      *
      * <p><b>Yielding to an overdue heir.</b> A heir can only reserve when it runs. A virtual heir
      * woken by a running owner is queued on the owner's carrier; it runs there only when the owner's
@@ -245,18 +221,6 @@ public class VnaLock extends ConditionLock implements Lock {
      * and naps, and on the queue sweep of configs/queue-sweep.json, 2 forks on 2 cores, VNA's
      * geometric mean over unfair {@code ReentrantLock} fell from 1.09 to 0.86, capacity 1 on
      * virtual threads from 1.41-2.55 to 0.46-1.14.)
-     *
-     * <p><b>The fairness bound.</b> Let a candidate C of queue k wait. The heir of the queue being
-     * served reserves the lock after {@code PATIENCE_NANOS} as heir and then acquires within one
-     * critical section and its own scheduling delay. Heirs are picked from the serving queue only
-     * while its turn is younger than {@code TURN_NANOS}, so a turn lasts at most
-     * {@code TURN_NANOS + PATIENCE_NANOS} (plus those delays); then the pick moves round-robin,
-     * and C is picked after at most {@code queues - 1} turns, and acquires within
-     * {@code PATIENCE_NANOS} of that. Within its own queue a thread is served in FIFO order. Let
-     * a thread T of one queue have k threads ahead of it. Each of them queued before T, so its
-     * deadline is at most T's queueing time plus {@code STARVATION_NANOS}; from then on each of them
-     * reserves as soon as it is designated and acquires within one critical section and its own
-     * scheduling delay, and T becomes heir after those k acquisitions, already overdue.
      *
      * <p><b>Cancellation.</b> A timed-out or interrupted waiter that is not yet a candidate marks
      * its node cancelled by CAS (racing the grant of the candidacy, also a CAS) and leaves it in
@@ -371,8 +335,11 @@ public class VnaLock extends ConditionLock implements Lock {
 
     /** The lock word: {@link #LOCKED} and {@link #RESERVED} bits. Accessed through {@link #STATE}. */
     private int state;
-    /** The owning thread, or null; written and cleared by the owner only. */
-    private Thread owner;
+    /**
+     * The owning thread, or null; written by the thread that has just taken the lock word (here, and in
+     * {@link VnaReservation#takeLapsedReservation}) and cleared by the owner only. Package-private for that.
+     */
+    Thread owner;
     /** Re-entries beyond the first; written and read by the owner only. */
     private int holds;
     /**
@@ -524,7 +491,7 @@ public class VnaLock extends ConditionLock implements Lock {
             owner = me;
             return true;
         }
-        return reenter(me) || takeLapsedReservation(me);
+        return reenter(me) || VnaReservation.takeLapsedReservation(this, me);
     }
 
     @Override
@@ -862,29 +829,6 @@ public class VnaLock extends ConditionLock implements Lock {
         return false;
     }
 
-    /**
-     * {@link #tryLock()} on a lock that no thread holds but a heir has reserved: takes it if it
-     * has stayed so for {@link #RESERVATION_GRACE_NANOS} since a caller first saw it so (the
-     * first caller to see it starts that clock). The heir that reserved is not running, or it
-     * would have taken the lock; it reserves again when it runs.
-     */
-    private boolean takeLapsedReservation(Thread me) {
-        if ((int) STATE.getVolatile(this) != RESERVED) {
-            return false; // held, or free and unreserved: a barger won the race, as with ReentrantLock
-        }
-        VnaWaiters w = (VnaWaiters) WAITERS.getVolatile(this); // a reservation implies a heir, and so waiters
-        if (w == null || !w.reservationLapsed(this, System.nanoTime())) {
-            return false;
-        }
-        if (!STATE.compareAndSet(this, RESERVED, LOCKED)) { // RACE: lapse against the heir's CAS
-            return false;
-        }
-        owner = me;
-        w.forgetReservedFree();
-        LockDiagnostics.lapsedReservation();
-        return true;
-    }
-
     private boolean reenter(Thread me) {
         if (owner != me) {
             return false;
@@ -1027,7 +971,7 @@ public class VnaLock extends ConditionLock implements Lock {
             boolean heir = w.heir() == q;
             boolean lockStayedHeld = false;
             if (heir) {
-                reserveIfOverdue(q);
+                VnaReservation.reserveIfOverdue(this, q);
                 int spin = spinForLock(me, q, spins);
                 if (spin == SPIN_ACQUIRED) {
                     becomeOwner(w, q);
@@ -1040,7 +984,7 @@ public class VnaLock extends ConditionLock implements Lock {
                     }
                     continue;
                 }
-                reserveIfOverdue(q);
+                VnaReservation.reserveIfOverdue(this, q);
                 VnaQueueNode.PARKED.setVolatile(q, true);
                 if (tryAcquireAsHeir(me, q)) {
                     VnaQueueNode.PARKED.setOpaque(q, false);
@@ -1195,51 +1139,6 @@ public class VnaLock extends ConditionLock implements Lock {
     }
 
     /**
-     * A heir past its deadline reserves the lock. It does so before it spins, so that it is
-     * polling when the owner releases, and after, in case the deadline passed during the spin.
-     */
-    private void reserveIfOverdue(VnaQueueNode q) {
-        if (q.overdue(System.nanoTime())) {
-            reserve();
-            q.reserved = true;
-        }
-    }
-
-    /** Sets {@link #RESERVED} on a held lock: from its release on, only the heir may take it. */
-    private void reserve() {
-        for (;;) {
-            int s = (int) STATE.getVolatile(this);
-            if (s != LOCKED) {
-                return; // free (the heir will take it) or already reserved
-            }
-            if (STATE.compareAndSet(this, s, s | RESERVED)) {
-                LockDiagnostics.reservation();
-                return;
-            }
-        }
-    }
-
-    /**
-     * Called by a heir that gives up: the lock becomes free for everybody again. A lapse clock a
-     * {@code tryLock()} started on the free reserved lock is stopped first, while the reservation
-     * still keeps every later episode out.
-     */
-    private void clearReservation(VnaWaiters w) {
-        for (;;) {
-            int s = (int) STATE.getVolatile(this);
-            if ((s & RESERVED) == 0) {
-                return;
-            }
-            if (s == RESERVED) {
-                w.forgetReservedFree();
-            }
-            if (STATE.compareAndSet(this, s, s & ~RESERVED)) {
-                return;
-            }
-        }
-    }
-
-    /**
      * One step of waiting for another thread that is running and a few instructions away from
      * the store we wait for: spin first, then yield so that the other thread, if it shares our
      * carrier or CPU, gets to run.
@@ -1264,7 +1163,7 @@ public class VnaLock extends ConditionLock implements Lock {
         }
         w.recordQueuedOwner(n);
         VnaSuccession.startTurn(w, n);
-        w.forgetReservedFree(); // it may have taken a reserved lock: a lapse clock is now stale
+        VnaReservation.forgetReservedFree(w); // it may have taken a reserved lock: a lapse clock is now stale
         w.passCandidacy(n, q);
     }
 
@@ -1277,7 +1176,7 @@ public class VnaLock extends ConditionLock implements Lock {
     private void leaveAsCandidate(Thread me, VnaWaiters w, VnaQueueNode q) {
         VnaQueueNode h = w.heir();
         if (h == q || (q.reserved && (h == null || !h.isCandidateOf(w)))) {
-            clearReservation(w);
+            VnaReservation.clearReservation(this, w);
         }
         q.cancelCandidate();
         w.passCandidacy(q.queue, q);

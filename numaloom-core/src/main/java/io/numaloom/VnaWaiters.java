@@ -24,9 +24,9 @@ abstract class VnaWaitersHot extends VnaWaitersPadBefore {
     long turnStart;
     /**
      * When a {@code tryLock()} first found the lock free but reserved (nanoTime), or
-     * {@link VnaWaiters#NOT_SEEN}: the clock of {@link VnaLock#RESERVATION_GRACE_NANOS}.
+     * {@link VnaReservation#NOT_SEEN}: the clock of {@link VnaLock#RESERVATION_GRACE_NANOS}.
      */
-    long reservedFreeSince = VnaWaiters.NOT_SEEN;
+    long reservedFreeSince = VnaReservation.NOT_SEEN;
     /**
      * Condition waiters signalled by the owner, to unpark at its release, latest first; null
      * if none. Written and read by the owner only (see "Wake on release").
@@ -100,38 +100,6 @@ final class VnaWaiters extends VnaWaitersPadAfter {
 
     int ownerQueue() {
         return (int) OWNER_QUEUE.getVolatile(this);
-    }
-
-    /** {@code reservedFreeSince} when no caller has seen the lock free and reserved. */
-    static final long NOT_SEEN = Long.MIN_VALUE;
-
-    /**
-     * Called by a {@code tryLock()} that found {@code lock} free and reserved at {@code now}:
-     * whether it has been seen so for {@link VnaLock#RESERVATION_GRACE_NANOS}. The first such
-     * caller starts the clock (and stops it again if the episode ended meanwhile: a clock
-     * left running would let the next episode lapse early). Whoever takes or clears a free
-     * reservation stops it ({@link #forgetReservedFree}), while the lock is held or still
-     * reserved, so no clock outlives its episode, except through a caller descheduled
-     * between its read of the lock word and its start of the clock across a whole episode:
-     * that only lets one later {@code tryLock()} take a reservation early.
-     */
-    boolean reservationLapsed(VnaLock lock, long now) {
-        long since = (long) RESERVED_FREE_SINCE.getVolatile(this);
-        if (since != NOT_SEEN) {
-            return now - since >= VnaLock.RESERVATION_GRACE_NANOS;
-        }
-        if (RESERVED_FREE_SINCE.compareAndSet(this, NOT_SEEN, now)
-                && (int) VnaLock.STATE.getVolatile(lock) != VnaLock.RESERVED) {
-            RESERVED_FREE_SINCE.compareAndSet(this, now, NOT_SEEN);
-        }
-        return false;
-    }
-
-    /** Stops the clock of {@link #reservationLapsed}. */
-    void forgetReservedFree() {
-        if ((long) RESERVED_FREE_SINCE.getOpaque(this) != NOT_SEEN) {
-            RESERVED_FREE_SINCE.setVolatile(this, NOT_SEEN);
-        }
     }
 
     /**
