@@ -6,7 +6,6 @@ import io.numaloom.topology.Topology;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
@@ -117,26 +116,6 @@ public class VnaLock extends ConditionLock implements Lock {
      * queue in {@code ownerQueue}. (The paper holds the MCS lock through the critical section; this
      * keeps its property that one thread per node contends, here one thread overall.)
      *
-     * <p><b>Competitive handoff, bounded in time.</b> Newcomers may barge: take a free lock by CAS
-     * ahead of the heir. That keeps running threads running, which is where the throughput of an
-     * unfair lock comes from, since waking a parked thread costs microseconds. The heir spins
-     * briefly. A spin that saw the lock free but lost it to a barger means the owner is running
-     * and takes the lock back between its critical sections: the heir then <em>naps</em>, a timed
-     * park of {@link #HEIR_NAP_NANOS} (100 µs) that no release ends, and spins again, until its
-     * deadline (below; see {@link #napAfterLosing}). Meanwhile the owner keeps the lock's cache line
-     * and the heir's core, or carrier, is free for other threads. Otherwise the heir announces a
-     * park and parks until a release wakes it. A spin that lost to a barger past the deadline
-     * doubles the next spin budget (up to {@link #MAX_HEIR_SPINS}), so a heir that keeps losing to
-     * bargers costs its waker fewer unparks; a spin during which the lock stayed held halves it
-     * (down to {@link #MIN_HEIR_SPINS}): the owner is in a long critical section or not running,
-     * and a longer spin would only take a CPU, or a carrier, that the owner may need to finish (see
-     * {@link #nextHeirSpins}). While it spins, the heir polls the lock word with exponential
-     * backoff and defers to a running owner: it takes a free lock only if the lock is still free a
-     * moment later ({@link #HEIR_DEFERENCE} pauses). An owner that runs one short critical section
-     * after another thus keeps the lock, and the data it guards, in its own core's cache, instead of
-     * having its cache line taken at every poll and the lock moved to another core in the gap
-     * between two of its critical sections.
-     *
      * <p><b>Yielding to an overdue heir.</b> A heir can only reserve when it runs. A virtual heir
      * woken by a running owner is queued on the owner's carrier; it runs there only when the owner's
      * virtual thread parks or yields, which an owner that barges never does, and elsewhere only if
@@ -165,7 +144,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * <li>the heir spins before it parks (when more than one carrier exists), so a release that was
      *     merely late is seen during the spin; and
      * <li>the heir, and only the heir, may park with a timeout, starting at
-     *     {@link #HEIR_PARK_MIN_NANOS} and doubling up to {@link #HEIR_PARK_MAX_NANOS}. A missed
+     *     {@link VnaHeirWait#HEIR_PARK_MIN_NANOS} and doubling up to {@link VnaHeirWait#HEIR_PARK_MAX_NANOS}. A missed
      *     wake-up therefore costs at most one timeout, never liveness. Under the Java memory model
      *     the release store becomes visible eventually and a timed-out heir re-reads {@code state}
      *     with volatile semantics.
@@ -285,20 +264,6 @@ public class VnaLock extends ConditionLock implements Lock {
      */
     public static final long TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    /**
-     * How long a heir naps after a spin that saw the lock free but lost it to a barger, before it
-     * spins again (see {@link #napAfterLosing}): 100 microseconds, a few hundred short critical
-     * sections of an owner that barges, and the longest a lock its owner has left stays free
-     * while its heir naps and no other thread comes.
-     */
-    static final long HEIR_NAP_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
-
-    /** The heir's first park timeout; it doubles on each timed-out park. */
-    static final long HEIR_PARK_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-
-    /** The largest park timeout of the heir. */
-    static final long HEIR_PARK_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(64);
-
     /** Lock word bits. */
     static final int LOCKED = 1;
     static final int RESERVED = 2;
@@ -310,21 +275,8 @@ public class VnaLock extends ConditionLock implements Lock {
      */
     static final int DEFLATED = 4;
 
-    /** The heir's first spin budget, in {@code onSpinWait} polls; {@link #nextHeirSpins} adapts it. */
-    static final int HEIR_SPINS = 128;
-    /** The smallest spin budget of a heir that may spin (a quarter of a microsecond on current x86). */
-    static final int MIN_HEIR_SPINS = 8;
     /** Polls of a newcomer that finds no heir, before it queues (about a microsecond). */
     static final int NEWCOMER_SPINS = 32;
-    /** The largest spin budget of the heir (tens of microseconds). */
-    static final int MAX_HEIR_SPINS = 1 << 12;
-    /**
-     * The most {@code onSpinWait}s between two polls of the lock word by a spinning heir (about
-     * two microseconds on current x86): see {@link #spinForLock}.
-     */
-    static final int MAX_POLL_GAP = 64;
-    /** Pauses a spinning heir waits before it takes a lock it saw free: see {@link #stillFreeAfterDeference}. */
-    static final int HEIR_DEFERENCE = 2;
 
     private static final boolean PLATFORM_MAY_SPIN = Runtime.getRuntime().availableProcessors() > 1;
     private static final boolean VIRTUAL_MAY_SPIN = virtualCarriers() > 1;
@@ -809,7 +761,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * The heir's acquisition: also takes a reserved lock, and clears the reservation. Notes in
      * {@code q.sawFree} that it read the lock free, even if a barger then took it first.
      */
-    private boolean tryAcquireAsHeir(Thread me, VnaQueueNode q) {
+    final boolean tryAcquireAsHeir(Thread me, VnaQueueNode q) {
         int s = (int) STATE.getVolatile(this);
         if ((s & LOCKED) != 0) {
             return false;
@@ -920,7 +872,7 @@ public class VnaLock extends ConditionLock implements Lock {
                 }
                 interrupted = outcome == INTERRUPTED_BUT_CONTINUE;
             }
-            int outcome = competeAsCandidate(me, w, q, interruptible, timed, deadline, interrupted);
+            int outcome = VnaHeirWait.competeAsCandidate(this, me, w, q, interruptible, timed, deadline, interrupted);
             if (outcome == GAVE_UP) {
                 return false;
             }
@@ -933,9 +885,10 @@ public class VnaLock extends ConditionLock implements Lock {
         }
     }
 
-    private static final int PROCEED = 0;
-    private static final int INTERRUPTED_BUT_CONTINUE = 1;
-    private static final int GAVE_UP = 2;
+    /** Outcomes of a wait ({@link #awaitCandidacy}, {@link VnaHeirWait#competeAsCandidate}). */
+    static final int PROCEED = 0;
+    static final int INTERRUPTED_BUT_CONTINUE = 1;
+    static final int GAVE_UP = 2;
 
     /** Parks until the MCS predecessor passes the candidacy on, or the wait is cancelled. */
     private int awaitCandidacy(VnaWaiters w, VnaQueueNode q, boolean interruptible, boolean timed, long deadline)
@@ -950,71 +903,12 @@ public class VnaLock extends ConditionLock implements Lock {
                 }
                 break; // the candidacy arrived while we were giving up: take it
             }
-            park(q, nanos);
+            q.park(this, nanos);
             if (Thread.interrupted()) {
                 interrupted = true;
             }
         }
         return interrupted ? INTERRUPTED_BUT_CONTINUE : PROCEED;
-    }
-
-    /**
-     * The candidate's loop: parked until made heir; as heir, spin, reserve the lock once
-     * patience runs out, announce the park, re-check and park.
-     */
-    private int competeAsCandidate(Thread me, VnaWaiters w, VnaQueueNode q, boolean interruptible, boolean timed,
-                                   long deadline, boolean interrupted) throws InterruptedException {
-        long heirPark = HEIR_PARK_MIN_NANOS;
-        int spins = mayspin(me) ? HEIR_SPINS : 0;
-        for (;;) {
-            long nanos = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
-            boolean heir = w.heir() == q;
-            boolean lockStayedHeld = false;
-            if (heir) {
-                VnaReservation.reserveIfOverdue(this, q);
-                int spin = spinForLock(me, q, spins);
-                if (spin == SPIN_ACQUIRED) {
-                    becomeOwner(w, q);
-                    return interrupted ? INTERRUPTED_BUT_CONTINUE : PROCEED;
-                }
-                lockStayedHeld = spin == SPIN_HELD;
-                if (spin == SPIN_LOST && !(interrupted && interruptible) && napAfterLosing(q, timed, deadline)) {
-                    if (Thread.interrupted()) {
-                        interrupted = true;
-                    }
-                    continue;
-                }
-                VnaReservation.reserveIfOverdue(this, q);
-                VnaQueueNode.PARKED.setVolatile(q, true);
-                if (tryAcquireAsHeir(me, q)) {
-                    VnaQueueNode.PARKED.setOpaque(q, false);
-                    becomeOwner(w, q);
-                    return interrupted ? INTERRUPTED_BUT_CONTINUE : PROCEED;
-                }
-            }
-            if (nanos <= 0L || (interrupted && interruptible)) {
-                VnaQueueNode.PARKED.setOpaque(q, false);
-                leaveAsCandidate(me, w, q);
-                return giveUp(interruptible, interrupted);
-            }
-            if (heir && !q.sawFree && w.ownerQueue() < 0) {
-                // The owner may have read a stale "quiet" hint: park with the recovery timeout.
-                park(q, Math.min(nanos, heirPark));
-                heirPark = Math.min(heirPark << 1, HEIR_PARK_MAX_NANOS);
-            } else {
-                // An owner that acquired after this thread saw the lock free, and a queued owner,
-                // release through the fenced path and will see PARKED; a candidate that is not
-                // heir is woken by its designation.
-                park(q, nanos);
-            }
-            if (heir) {
-                VnaQueueNode.PARKED.setOpaque(q, false);
-                spins = nextHeirSpins(spins, lockStayedHeld, mayspin(me));
-            }
-            if (Thread.interrupted()) {
-                interrupted = true;
-            }
-        }
     }
 
     /**
@@ -1038,155 +932,20 @@ public class VnaLock extends ConditionLock implements Lock {
     }
 
     /**
-     * The heir's spin: {@code spins} {@code onSpinWait}s, polling the lock word after 1, 2, 4, ...
-     * of them, at most {@link #MAX_POLL_GAP} apart (exponential backoff, as in T. E. Anderson,
-     * "The Performance of Spin Lock Alternatives for Shared-Memory Multiprocessors", IEEE TPDS
-     * 1990). Every poll pulls the lock's cache line away from the owner, whose next CAS or release
-     * must then fetch it back. A free lock that is not reserved is taken only if it is still free
-     * after {@link #HEIR_DEFERENCE} pauses (see {@link #stillFreeAfterDeference}).
-     *
-     * @return {@link #SPIN_ACQUIRED}; {@link #SPIN_LOST} if a poll saw the lock free but the heir
-     *         did not get it; {@link #SPIN_HELD} if every poll found it held
-     */
-    private int spinForLock(Thread me, VnaQueueNode q, int spins) {
-        if (tryAcquireAsHeir(me, q)) {
-            return SPIN_ACQUIRED;
-        }
-        int outcome = SPIN_HELD;
-        int gap = 1;
-        for (int left = spins; left > 0; left -= gap, gap = Math.min(gap << 1, MAX_POLL_GAP)) {
-            for (int i = Math.min(gap, left); i > 0; i--) {
-                Thread.onSpinWait();
-            }
-            int s = (int) STATE.getVolatile(this);
-            if ((s & LOCKED) == 0) {
-                q.sawFree = true;
-                outcome = SPIN_LOST;
-                if ((s == RESERVED || stillFreeAfterDeference()) && tryAcquireAsHeir(me, q)) {
-                    return SPIN_ACQUIRED;
-                }
-            }
-        }
-        return outcome;
-    }
-
-    /** Outcomes of {@link #spinForLock}. */
-    static final int SPIN_ACQUIRED = 0;
-    static final int SPIN_LOST = 1;
-    static final int SPIN_HELD = 2;
-
-    /**
-     * A heir whose spin saw the lock free and lost it to a barger naps: a timed park of
-     * {@link #HEIR_NAP_NANOS}, or until its deadline or the caller's if sooner, that it does not
-     * announce, so no release wakes it. The owner is running and takes the lock back between its
-     * critical sections; the heir could only win in one of those gaps, and meanwhile its polls
-     * take the lock's cache line from the owner and its spin a core, or a carrier, from every
-     * other thread. Its deadline still bounds the wait: once it has passed the heir does not nap
-     * but reserves.
-     *
-     * @return whether it napped ({@code false} once the deadline, or the caller's, has passed)
-     */
-    private boolean napAfterLosing(VnaQueueNode q, boolean timed, long deadline) {
-        long now = System.nanoTime();
-        long nap = Math.min(HEIR_NAP_NANOS, q.untilDeadline(now));
-        if (timed) {
-            nap = Math.min(nap, deadline - now);
-        }
-        if (nap <= 0L) {
-            return false;
-        }
-        park(q, nap);
-        return true;
-    }
-
-    /**
-     * The heir's spin budget after a wake-up that did not give it the lock. A spin that saw the
-     * lock free and lost it to a barger doubles the budget, up to {@link #MAX_HEIR_SPINS}: the
-     * lock changes hands often, and a heir that spins longer parks, and is unparked, less often.
-     * (Before its deadline such a heir naps instead and keeps its budget: {@link #napAfterLosing}.)
-     * A spin during which the lock stayed held halves it, down to {@link #MIN_HEIR_SPINS}: the
-     * owner is in a long critical section, or is not running (a virtual owner that yields inside
-     * its critical section waits for a free carrier), and spinning longer would only take the CPU
-     * or carrier it needs. Measured on 2 cores, 8 virtual threads, a critical section of about
-     * 2.5 microseconds with a yield inside: halving raised VNA from 0.90 to 0.97 of
-     * {@code ReentrantLock}'s throughput, in 8 alternating runs. With 100 tokens and no yield it
-     * lowered VNA from 1.14 to 1.09 (1.19 to 1.10 in 4 more runs; 1.12 to 1.08 on 32 virtual
-     * threads): some spins poll only while a barging owner holds the lock. Halving only when the
-     * owner also released fewer than once per {@link #MAX_POLL_GAP} pauses of the spin did not
-     * win that back, and sparing platform heirs the halving made no difference on platform
-     * threads beyond the noise (4 and 8 alternating runs). A thread that may not spin (one
-     * carrier or one CPU) keeps a budget of 0.
-     */
-    static int nextHeirSpins(int spins, boolean lockStayedHeld, boolean maySpin) {
-        if (!maySpin) {
-            return 0;
-        }
-        return lockStayedHeld ? Math.max(spins >> 1, MIN_HEIR_SPINS) : Math.min((spins << 1) | 1, MAX_HEIR_SPINS);
-    }
-
-    /**
-     * Whether the lock, just seen free, is still free after {@link #HEIR_DEFERENCE} pauses. An
-     * owner that runs one short critical section after another releases and takes the lock back
-     * within a few tens of nanoseconds: a heir that took the lock in that gap would move the lock,
-     * and the data it guards, to its own core, and send the owner to the queue. Deferring keeps
-     * the lock where it is running; the heir's patience still bounds how long it defers.
-     */
-    private boolean stillFreeAfterDeference() {
-        for (int i = HEIR_DEFERENCE; i > 0; i--) {
-            Thread.onSpinWait();
-        }
-        return ((int) STATE.getOpaque(this) & LOCKED) == 0;
-    }
-
-    /**
      * One step of waiting for another thread that is running and a few instructions away from
      * the store we wait for: spin first, then yield so that the other thread, if it shares our
      * carrier or CPU, gets to run.
      */
     static void pauseBriefly(int spins) {
-        if (spins < HEIR_SPINS) {
+        if (spins < VnaHeirWait.HEIR_SPINS) {
             Thread.onSpinWait();
         } else {
             Thread.yield();
         }
     }
 
-    /** Bookkeeping of a queued thread that now owns the lock. */
-    private void becomeOwner(VnaWaiters w, VnaQueueNode q) {
-        LockDiagnostics.queuedAcquisition();
-        int n = q.queue;
-        q.retire();
-        w.clearHeir(q);
-        VnaSeams seams = VnaSeams.installed;
-        if (seams != null) {
-            seams.afterHeirCleared();
-        }
-        w.recordQueuedOwner(n);
-        VnaSuccession.startTurn(w, n);
-        VnaReservation.forgetReservedFree(w); // it may have taken a reserved lock: a lapse clock is now stale
-        w.passCandidacy(n, q);
-    }
-
-    /**
-     * A cancelling candidate gives its roles away so that no wake-up is lost. It clears a
-     * reservation if it is the heir, or if it reserved in this wait and no live heir is left to
-     * take the reservation: a designator that was slow can install a node for a moment in a wait
-     * it did not pick (see {@link VnaSuccession#wakeHeir}), and that node may have reserved meanwhile.
-     */
-    private void leaveAsCandidate(Thread me, VnaWaiters w, VnaQueueNode q) {
-        VnaQueueNode h = w.heir();
-        if (h == q || (q.reserved && (h == null || !h.isCandidateOf(w)))) {
-            VnaReservation.clearReservation(this, w);
-        }
-        q.cancelCandidate();
-        w.passCandidacy(q.queue, q);
-        w.clearHeir(q);
-        w.unregister();
-        VnaSuccession.wakeHeir(w, me);
-    }
-
     /** Ends a cancelled wait: by timeout (false) or, for interruptible waits, by interrupt. */
-    private static int giveUp(boolean interruptible, boolean interrupted) throws InterruptedException {
+    static int giveUp(boolean interruptible, boolean interrupted) throws InterruptedException {
         if (interrupted && interruptible) {
             throw new InterruptedException();
         }
@@ -1224,17 +983,6 @@ public class VnaLock extends ConditionLock implements Lock {
     }
 
     // ------------------------------------------------------------------ helpers
-
-    /** Parks the thread of the queued node {@code q}, counting the park for diagnostics and its JFR event. */
-    private void park(VnaQueueNode q, long nanos) {
-        LockDiagnostics.park();
-        q.parks++;
-        if (nanos == Long.MAX_VALUE) {
-            LockSupport.park(this);
-        } else {
-            LockSupport.parkNanos(this, nanos);
-        }
-    }
 
     /**
      * The queue of the current thread among {@code queues}. A placement that throws fails the
@@ -1277,7 +1025,7 @@ public class VnaLock extends ConditionLock implements Lock {
         return CurrentCpu.node();
     }
 
-    private static boolean mayspin(Thread me) {
+    static boolean mayspin(Thread me) {
         return me.isVirtual() ? VIRTUAL_MAY_SPIN : PLATFORM_MAY_SPIN;
     }
 

@@ -124,6 +124,20 @@ final class VnaQueueNode {
         return false;
     }
 
+    /**
+     * Parks this node's thread (the caller) with {@code blocker}, its lock, counting the park for diagnostics
+     * and its JFR event.
+     */
+    void park(Object blocker, long nanos) {
+        LockDiagnostics.park();
+        parks++;
+        if (nanos == Long.MAX_VALUE) {
+            LockSupport.park(blocker);
+        } else {
+            LockSupport.parkNanos(blocker, nanos);
+        }
+    }
+
     void retire() {
         STATUS.setVolatile(this, DONE);
         QUEUED_IN.setVolatile(this, null);

@@ -4,7 +4,6 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
 
 /** 128 bytes of padding before the hot fields (class-hierarchy padding; see {@link VnaWaiters}). */
 abstract class VnaWaitersPadBefore {

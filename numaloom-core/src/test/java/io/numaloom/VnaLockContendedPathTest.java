@@ -139,19 +139,19 @@ class VnaLockContendedPathTest {
      */
     @Test
     void aHeirSpinsLongerAfterLosingToABargerAndShorterAfterTheLockStayedHeld() {
-        assertEquals(2 * VnaLock.HEIR_SPINS + 1, VnaLock.nextHeirSpins(VnaLock.HEIR_SPINS, false, true));
-        assertEquals(VnaLock.HEIR_SPINS / 2, VnaLock.nextHeirSpins(VnaLock.HEIR_SPINS, true, true));
-        int spins = VnaLock.HEIR_SPINS;
+        assertEquals(2 * VnaHeirWait.HEIR_SPINS + 1, VnaHeirWait.nextHeirSpins(VnaHeirWait.HEIR_SPINS, false, true));
+        assertEquals(VnaHeirWait.HEIR_SPINS / 2, VnaHeirWait.nextHeirSpins(VnaHeirWait.HEIR_SPINS, true, true));
+        int spins = VnaHeirWait.HEIR_SPINS;
         for (int i = 0; i < 32; i++) {
-            spins = VnaLock.nextHeirSpins(spins, false, true);
+            spins = VnaHeirWait.nextHeirSpins(spins, false, true);
         }
-        assertEquals(VnaLock.MAX_HEIR_SPINS, spins, "the budget grows to its cap and stays there");
+        assertEquals(VnaHeirWait.MAX_HEIR_SPINS, spins, "the budget grows to its cap and stays there");
         for (int i = 0; i < 32; i++) {
-            spins = VnaLock.nextHeirSpins(spins, true, true);
+            spins = VnaHeirWait.nextHeirSpins(spins, true, true);
         }
-        assertEquals(VnaLock.MIN_HEIR_SPINS, spins, "the budget shrinks to its floor, never to zero");
-        assertEquals(0, VnaLock.nextHeirSpins(VnaLock.MIN_HEIR_SPINS, true, false), "one carrier: no spin");
-        assertEquals(0, VnaLock.nextHeirSpins(0, false, false), "one carrier: no spin");
+        assertEquals(VnaHeirWait.MIN_HEIR_SPINS, spins, "the budget shrinks to its floor, never to zero");
+        assertEquals(0, VnaHeirWait.nextHeirSpins(VnaHeirWait.MIN_HEIR_SPINS, true, false), "one carrier: no spin");
+        assertEquals(0, VnaHeirWait.nextHeirSpins(0, false, false), "one carrier: no spin");
     }
 
     /**

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  *
  * <p>A platform thread parked with a timeout is {@code TIMED_WAITING}, without one
  * {@code WAITING}: that is how the tests tell the two parks apart. A heir also parks, with a
- * timeout, when it naps after losing a spin to a barger ({@link VnaLock#HEIR_NAP_NANOS}), and it
+ * timeout, when it naps after losing a spin to a barger ({@link VnaHeirWait#HEIR_NAP_NANOS}), and it
  * does not announce a nap; so the state is read only while the heir is inside an announced park
  * ({@code VnaQueueNode.PARKED} set, no park started since), never from a single look at a thread that
  * may be napping. The interleaving where the heir reads the lock free and a barger takes it

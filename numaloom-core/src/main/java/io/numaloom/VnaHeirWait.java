@@ -1,0 +1,276 @@
+package io.numaloom;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The heir's competition for {@link VnaLock}: how the one waiting thread that is awake (the heir,
+ * chosen by {@link VnaSuccession}) spins, naps, parks and finally takes the lock, against
+ * newcomers that may barge.
+ *
+ * <p><b>Idea.</b> Handoff is competitive: a free lock goes to whichever thread takes it first, a
+ * running newcomer or the heir, so the lock never waits for a parked thread to be woken. Only
+ * the heir spins, briefly and with backoff, and it defers to an owner that is running: a spin
+ * that lost to a barger is followed by a nap, not by more polling. Otherwise it announces a park
+ * and parks until a release wakes it. Its spin budget adapts to what the last spin saw. The heir
+ * that wins leaves its queue at once ({@link #becomeOwner}); one that gives up hands every role
+ * on ({@link #leaveAsCandidate}).
+ *
+ * <p><b>Papers.</b> One awake successor that competes with newcomers is the wake-up discipline of
+ * D. Dice, "Implementing Fast Java Monitors with Relaxed-Locks" (JVM '01), here over the per-node
+ * queues of the VNA lock (Kovalev, Koval et al., "NUMA-aware lock for Java Lightweight Threads").
+ * The polls back off exponentially as in T. E. Anderson, "The Performance of Spin Lock
+ * Alternatives for Shared-Memory Multiprocessors" (IEEE TPDS 1990).
+ *
+ * <p><b>Properties.</b> Not fair by itself: newcomers barge, for as long as {@link VnaReservation}
+ * allows. One spinning thread per lock at most (the heir), and none where only one carrier or
+ * CPU exists; every other waiter is parked without a timeout. The heir parks with a timeout only
+ * to recover from the benign race of an unfenced release (see "Unlock and the benign race" in
+ * {@link VnaLock}).
+ *
+ * <p><b>Competitive handoff, bounded in time.</b> Newcomers may barge: take a free lock by CAS
+ * ahead of the heir. That keeps running threads running, which is where the throughput of an
+ * unfair lock comes from, since waking a parked thread costs microseconds. The heir spins
+ * briefly. A spin that saw the lock free but lost it to a barger means the owner is running
+ * and takes the lock back between its critical sections: the heir then <em>naps</em>, a timed
+ * park of {@link #HEIR_NAP_NANOS} (100 µs) that no release ends, and spins again, until its
+ * deadline (see {@link VnaReservation} and {@link #napAfterLosing}). Meanwhile the owner keeps the lock's cache line
+ * and the heir's core, or carrier, is free for other threads. Otherwise the heir announces a
+ * park and parks until a release wakes it. A spin that lost to a barger past the deadline
+ * doubles the next spin budget (up to {@link #MAX_HEIR_SPINS}), so a heir that keeps losing to
+ * bargers costs its waker fewer unparks; a spin during which the lock stayed held halves it
+ * (down to {@link #MIN_HEIR_SPINS}): the owner is in a long critical section or not running,
+ * and a longer spin would only take a CPU, or a carrier, that the owner may need to finish (see
+ * {@link #nextHeirSpins}). While it spins, the heir polls the lock word with exponential
+ * backoff and defers to a running owner: it takes a free lock only if the lock is still free a
+ * moment later ({@link #HEIR_DEFERENCE} pauses). An owner that runs one short critical section
+ * after another thus keeps the lock, and the data it guards, in its own core's cache, instead of
+ * having its cache line taken at every poll and the lock moved to another core in the gap
+ * between two of its critical sections.
+ */
+final class VnaHeirWait {
+
+    private VnaHeirWait() {
+    }
+
+    /**
+     * How long a heir naps after a spin that saw the lock free but lost it to a barger, before it
+     * spins again (see {@link #napAfterLosing}): 100 microseconds, a few hundred short critical
+     * sections of an owner that barges, and the longest a lock its owner has left stays free
+     * while its heir naps and no other thread comes.
+     */
+    static final long HEIR_NAP_NANOS = TimeUnit.MICROSECONDS.toNanos(100);
+
+    /** The heir's first park timeout; it doubles on each timed-out park. */
+    static final long HEIR_PARK_MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /** The largest park timeout of the heir. */
+    static final long HEIR_PARK_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(64);
+
+    /** The heir's first spin budget, in {@code onSpinWait} polls; {@link #nextHeirSpins} adapts it. */
+    static final int HEIR_SPINS = 128;
+    /** The smallest spin budget of a heir that may spin (a quarter of a microsecond on current x86). */
+    static final int MIN_HEIR_SPINS = 8;
+    /** The largest spin budget of the heir (tens of microseconds). */
+    static final int MAX_HEIR_SPINS = 1 << 12;
+    /**
+     * The most {@code onSpinWait}s between two polls of the lock word by a spinning heir (about
+     * two microseconds on current x86): see {@link #spinForLock}.
+     */
+    static final int MAX_POLL_GAP = 64;
+    /** Pauses a spinning heir waits before it takes a lock it saw free: see {@link #stillFreeAfterDeference}. */
+    static final int HEIR_DEFERENCE = 2;
+
+    /**
+     * The candidate's loop: parked until made heir; as heir, spin, reserve the lock once
+     * patience runs out, announce the park, re-check and park.
+     */
+    static int competeAsCandidate(VnaLock lock, Thread me, VnaWaiters w, VnaQueueNode q, boolean interruptible,
+                                  boolean timed, long deadline, boolean interrupted) throws InterruptedException {
+        long heirPark = HEIR_PARK_MIN_NANOS;
+        int spins = VnaLock.mayspin(me) ? HEIR_SPINS : 0;
+        for (;;) {
+            long nanos = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
+            boolean heir = w.heir() == q;
+            boolean lockStayedHeld = false;
+            if (heir) {
+                VnaReservation.reserveIfOverdue(lock, q);
+                int spin = spinForLock(lock, me, q, spins);
+                if (spin == SPIN_ACQUIRED) {
+                    becomeOwner(w, q);
+                    return interrupted ? VnaLock.INTERRUPTED_BUT_CONTINUE : VnaLock.PROCEED;
+                }
+                lockStayedHeld = spin == SPIN_HELD;
+                if (spin == SPIN_LOST && !(interrupted && interruptible) && napAfterLosing(lock, q, timed, deadline)) {
+                    if (Thread.interrupted()) {
+                        interrupted = true;
+                    }
+                    continue;
+                }
+                VnaReservation.reserveIfOverdue(lock, q);
+                VnaQueueNode.PARKED.setVolatile(q, true);
+                if (lock.tryAcquireAsHeir(me, q)) {
+                    VnaQueueNode.PARKED.setOpaque(q, false);
+                    becomeOwner(w, q);
+                    return interrupted ? VnaLock.INTERRUPTED_BUT_CONTINUE : VnaLock.PROCEED;
+                }
+            }
+            if (nanos <= 0L || (interrupted && interruptible)) {
+                VnaQueueNode.PARKED.setOpaque(q, false);
+                leaveAsCandidate(lock, me, w, q);
+                return VnaLock.giveUp(interruptible, interrupted);
+            }
+            if (heir && !q.sawFree && w.ownerQueue() < 0) {
+                // The owner may have read a stale "quiet" hint: park with the recovery timeout.
+                q.park(lock, Math.min(nanos, heirPark));
+                heirPark = Math.min(heirPark << 1, HEIR_PARK_MAX_NANOS);
+            } else {
+                // An owner that acquired after this thread saw the lock free, and a queued owner,
+                // release through the fenced path and will see PARKED; a candidate that is not
+                // heir is woken by its designation.
+                q.park(lock, nanos);
+            }
+            if (heir) {
+                VnaQueueNode.PARKED.setOpaque(q, false);
+                spins = nextHeirSpins(spins, lockStayedHeld, VnaLock.mayspin(me));
+            }
+            if (Thread.interrupted()) {
+                interrupted = true;
+            }
+        }
+    }
+
+    /**
+     * The heir's spin: {@code spins} {@code onSpinWait}s, polling the lock word after 1, 2, 4, ...
+     * of them, at most {@link #MAX_POLL_GAP} apart (exponential backoff, as in T. E. Anderson,
+     * "The Performance of Spin Lock Alternatives for Shared-Memory Multiprocessors", IEEE TPDS
+     * 1990). Every poll pulls the lock's cache line away from the owner, whose next CAS or release
+     * must then fetch it back. A free lock that is not reserved is taken only if it is still free
+     * after {@link #HEIR_DEFERENCE} pauses (see {@link #stillFreeAfterDeference}).
+     *
+     * @return {@link #SPIN_ACQUIRED}; {@link #SPIN_LOST} if a poll saw the lock free but the heir
+     *         did not get it; {@link #SPIN_HELD} if every poll found it held
+     */
+    private static int spinForLock(VnaLock lock, Thread me, VnaQueueNode q, int spins) {
+        if (lock.tryAcquireAsHeir(me, q)) {
+            return SPIN_ACQUIRED;
+        }
+        int outcome = SPIN_HELD;
+        int gap = 1;
+        for (int left = spins; left > 0; left -= gap, gap = Math.min(gap << 1, MAX_POLL_GAP)) {
+            for (int i = Math.min(gap, left); i > 0; i--) {
+                Thread.onSpinWait();
+            }
+            int s = (int) VnaLock.STATE.getVolatile(lock);
+            if ((s & VnaLock.LOCKED) == 0) {
+                q.sawFree = true;
+                outcome = SPIN_LOST;
+                if ((s == VnaLock.RESERVED || stillFreeAfterDeference(lock)) && lock.tryAcquireAsHeir(me, q)) {
+                    return SPIN_ACQUIRED;
+                }
+            }
+        }
+        return outcome;
+    }
+
+    /** Outcomes of {@link #spinForLock}. */
+    static final int SPIN_ACQUIRED = 0;
+    static final int SPIN_LOST = 1;
+    static final int SPIN_HELD = 2;
+
+    /**
+     * A heir whose spin saw the lock free and lost it to a barger naps: a timed park of
+     * {@link #HEIR_NAP_NANOS}, or until its deadline or the caller's if sooner, that it does not
+     * announce, so no release wakes it. The owner is running and takes the lock back between its
+     * critical sections; the heir could only win in one of those gaps, and meanwhile its polls
+     * take the lock's cache line from the owner and its spin a core, or a carrier, from every
+     * other thread. Its deadline still bounds the wait: once it has passed the heir does not nap
+     * but reserves.
+     *
+     * @return whether it napped ({@code false} once the deadline, or the caller's, has passed)
+     */
+    private static boolean napAfterLosing(VnaLock lock, VnaQueueNode q, boolean timed, long deadline) {
+        long now = System.nanoTime();
+        long nap = Math.min(HEIR_NAP_NANOS, q.untilDeadline(now));
+        if (timed) {
+            nap = Math.min(nap, deadline - now);
+        }
+        if (nap <= 0L) {
+            return false;
+        }
+        q.park(lock, nap);
+        return true;
+    }
+
+    /**
+     * The heir's spin budget after a wake-up that did not give it the lock. A spin that saw the
+     * lock free and lost it to a barger doubles the budget, up to {@link #MAX_HEIR_SPINS}: the
+     * lock changes hands often, and a heir that spins longer parks, and is unparked, less often.
+     * (Before its deadline such a heir naps instead and keeps its budget: {@link #napAfterLosing}.)
+     * A spin during which the lock stayed held halves it, down to {@link #MIN_HEIR_SPINS}: the
+     * owner is in a long critical section, or is not running (a virtual owner that yields inside
+     * its critical section waits for a free carrier), and spinning longer would only take the CPU
+     * or carrier it needs. Measured on 2 cores, 8 virtual threads, a critical section of about
+     * 2.5 microseconds with a yield inside: halving raised VNA from 0.90 to 0.97 of
+     * {@code ReentrantLock}'s throughput, in 8 alternating runs. With 100 tokens and no yield it
+     * lowered VNA from 1.14 to 1.09 (1.19 to 1.10 in 4 more runs; 1.12 to 1.08 on 32 virtual
+     * threads): some spins poll only while a barging owner holds the lock. Halving only when the
+     * owner also released fewer than once per {@link #MAX_POLL_GAP} pauses of the spin did not
+     * win that back, and sparing platform heirs the halving made no difference on platform
+     * threads beyond the noise (4 and 8 alternating runs). A thread that may not spin (one
+     * carrier or one CPU) keeps a budget of 0.
+     */
+    static int nextHeirSpins(int spins, boolean lockStayedHeld, boolean maySpin) {
+        if (!maySpin) {
+            return 0;
+        }
+        return lockStayedHeld ? Math.max(spins >> 1, MIN_HEIR_SPINS) : Math.min((spins << 1) | 1, MAX_HEIR_SPINS);
+    }
+
+    /**
+     * Whether the lock, just seen free, is still free after {@link #HEIR_DEFERENCE} pauses. An
+     * owner that runs one short critical section after another releases and takes the lock back
+     * within a few tens of nanoseconds: a heir that took the lock in that gap would move the lock,
+     * and the data it guards, to its own core, and send the owner to the queue. Deferring keeps
+     * the lock where it is running; the heir's patience still bounds how long it defers.
+     */
+    private static boolean stillFreeAfterDeference(VnaLock lock) {
+        for (int i = HEIR_DEFERENCE; i > 0; i--) {
+            Thread.onSpinWait();
+        }
+        return ((int) VnaLock.STATE.getOpaque(lock) & VnaLock.LOCKED) == 0;
+    }
+
+    /** Bookkeeping of a queued thread that now owns the lock. */
+    private static void becomeOwner(VnaWaiters w, VnaQueueNode q) {
+        LockDiagnostics.queuedAcquisition();
+        int n = q.queue;
+        q.retire();
+        w.clearHeir(q);
+        VnaSeams seams = VnaSeams.installed;
+        if (seams != null) {
+            seams.afterHeirCleared();
+        }
+        w.recordQueuedOwner(n);
+        VnaSuccession.startTurn(w, n);
+        VnaReservation.forgetReservedFree(w); // it may have taken a reserved lock: a lapse clock is now stale
+        w.passCandidacy(n, q);
+    }
+
+    /**
+     * A cancelling candidate gives its roles away so that no wake-up is lost. It clears a
+     * reservation if it is the heir, or if it reserved in this wait and no live heir is left to
+     * take the reservation: a designator that was slow can install a node for a moment in a wait
+     * it did not pick (see {@link VnaSuccession#wakeHeir}), and that node may have reserved meanwhile.
+     */
+    private static void leaveAsCandidate(VnaLock lock, Thread me, VnaWaiters w, VnaQueueNode q) {
+        VnaQueueNode h = w.heir();
+        if (h == q || (q.reserved && (h == null || !h.isCandidateOf(w)))) {
+            VnaReservation.clearReservation(lock, w);
+        }
+        q.cancelCandidate();
+        w.passCandidacy(q.queue, q);
+        w.clearHeir(q);
+        w.unregister();
+        VnaSuccession.wakeHeir(w, me);
+    }
+}
