@@ -25,7 +25,7 @@ import java.util.concurrent.locks.LockSupport;
  * waiter may still be linked; it unlinks itself after it has re-acquired the lock. The waiter
  * parks only while its state is WAITING, so an unpark that precedes the park is not lost. A
  * signalled waiter is unparked when the signaller releases the lock, not at the signal
- * ({@link ConditionLock#deferWake}; "Wake on release" in {@link VnaLock}): woken earlier, it would
+ * ({@link ConditionLock#deferWake}; "Wake on release" in {@link VnaDeferredWakes}): woken earlier, it would
  * find the lock held by its signaller and wait again. From the signal until it holds the lock
  * again it is reported as queued for the lock ({@link SignalledWaiters}), as {@code ReentrantLock}
  * reports it, and no longer as a waiter of the condition.

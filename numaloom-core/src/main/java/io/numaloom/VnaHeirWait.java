@@ -46,6 +46,36 @@ import java.util.concurrent.TimeUnit;
  * after another thus keeps the lock, and the data it guards, in its own core's cache, instead of
  * having its cache line taken at every poll and the lock moved to another core in the gap
  * between two of its critical sections.
+ *
+ * <p><b>The benign race.</b> An unlock that read a stale "quiet" hint stores 0 without waking
+ * anybody (see "Unlock and the benign race" in {@link VnaLock}): a heir that registered
+ * concurrently fails its CAS and parks while nobody will wake it. Two things recover from this,
+ * and neither costs the uncontended path anything:
+ * <ol>
+ * <li>the heir spins before it parks (when more than one carrier exists), so a release that was
+ *     merely late is seen during the spin; and
+ * <li>the heir, and only the heir, may park with a timeout, starting at
+ *     {@link #HEIR_PARK_MIN_NANOS} and doubling up to {@link #HEIR_PARK_MAX_NANOS}. A missed
+ *     wake-up therefore costs at most one timeout, never liveness. Under the Java memory model
+ *     the release store becomes visible eventually and a timed-out heir re-reads {@code state}
+ *     with volatile semantics.
+ * </ol>
+ * The heir parks <em>without</em> a timeout when the owner cannot have read a stale hint:
+ * <ul>
+ * <li>when the owner came through a queue ({@code ownerQueue >= 0}, read after announcing the
+ *     park): such an owner is counted in {@code queued} until it resets {@code ownerQueue}
+ *     before its fenced release, so it takes the contended path and reads {@code parked};
+ * <li>when the heir has read the lock word free (a volatile read) at any time since it
+ *     registered ({@code sawFree}). The acquisition of the current owner then comes after that
+ *     read in the synchronization order, and so after the registration; the owner's release
+ *     reads the hint ({@code waiters}, then {@code queued}) with volatile loads after its
+ *     acquisition, so it sees the heir counted and takes the contended path.
+ * </ul>
+ * <p>A heir waiting behind owners that barge sees the lock free between their critical sections,
+ * so it almost never parks with a timeout. That matters for virtual threads: each timed park
+ * arms a timer, and each early wake-up disarms it, through the scheduler's timer thread, whose
+ * wake-ups (thousands per second when every park of a busy heir was timed) preempt the
+ * carriers.
  */
 final class VnaHeirWait {
 

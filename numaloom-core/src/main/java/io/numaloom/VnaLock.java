@@ -97,6 +97,25 @@ public class VnaLock extends ConditionLock implements Lock {
     /*
      * Implementation notes (for maintainers; the class Javadoc above is for users).
      *
+     * <p><b>Map.</b> This file holds the API, the fast path, the release, the monitoring methods,
+     * the condition glue and the driver of the slow path (acquireSlow, queue, awaitCandidacy). Each
+     * mechanism of the contended path is a package-private file of its own, whose header gives its
+     * idea, the paper it comes from and its properties, with the notes and measurements behind it:
+     * <ul>
+     * <li>{@link VnaWaiters}: the state inflated on first contention, its padded hot fields, and
+     *     the per-node MCS queues (enqueue, candidacy passed on, queued threads);
+     * <li>{@link VnaQueueNode}: a waiting thread's node, its status machine, deadline and
+     *     incarnation, its park and park announcement, and cancellation;
+     * <li>{@link VnaSuccession}: the successor policy: which candidate becomes heir, the turn of
+     *     the queues, and how the heir is woken;
+     * <li>{@link VnaHeirWait}: the heir's competition with newcomers (spin, nap, park), its
+     *     recovery from the benign race below, and how it becomes owner or gives up;
+     * <li>{@link VnaReservation}: the time bound: reservation, its lapse for {@code tryLock()},
+     *     and the fairness bound;
+     * <li>{@link VnaDeferredWakes}: the conditions' wake list, woken at the release;
+     * <li>{@link VnaSeams}: the test seams.
+     * </ul>
+     *
      * <p><b>State.</b> {@code state} is the lock word: bit {@link #LOCKED} while held, bit
      * {@link #RESERVED} while the heir (below) forbids barging. Acquiring is a CAS on it, releasing
      * a store. {@code owner} is the holding thread, written by the new owner right after its CAS and
@@ -138,33 +157,10 @@ public class VnaLock extends ConditionLock implements Lock {
      * no atomic instruction, no fence. The hint is read before the store, so a thread that
      * registers concurrently can be missed: it becomes heir, fails its CAS because the store is
      * not yet visible to it, and parks while nobody will wake it (the store may also erase a
-     * reservation set in that window; the heir sets it again). Two things recover from this, and
-     * neither costs the uncontended path anything:
-     * <ol>
-     * <li>the heir spins before it parks (when more than one carrier exists), so a release that was
-     *     merely late is seen during the spin; and
-     * <li>the heir, and only the heir, may park with a timeout, starting at
-     *     {@link VnaHeirWait#HEIR_PARK_MIN_NANOS} and doubling up to {@link VnaHeirWait#HEIR_PARK_MAX_NANOS}. A missed
-     *     wake-up therefore costs at most one timeout, never liveness. Under the Java memory model
-     *     the release store becomes visible eventually and a timed-out heir re-reads {@code state}
-     *     with volatile semantics.
-     * </ol>
-     * The heir parks <em>without</em> a timeout when the owner cannot have read a stale hint:
-     * <ul>
-     * <li>when the owner came through a queue ({@code ownerQueue >= 0}, read after announcing the
-     *     park): such an owner is counted in {@code queued} until it resets {@code ownerQueue}
-     *     before its fenced release, so it takes the contended path and reads {@code parked};
-     * <li>when the heir has read the lock word free (a volatile read) at any time since it
-     *     registered ({@code sawFree}). The acquisition of the current owner then comes after that
-     *     read in the synchronization order, and so after the registration; the owner's release
-     *     reads the hint ({@code waiters}, then {@code queued}) with volatile loads after its
-     *     acquisition, so it sees the heir counted and takes the contended path.
-     * </ul>
-     * <p>A heir waiting behind owners that barge sees the lock free between their critical sections,
-     * so it almost never parks with a timeout. That matters for virtual threads: each timed park
-     * arms a timer, and each early wake-up disarms it, through the scheduler's timer thread, whose
-     * wake-ups (thousands per second when every park of a busy heir was timed) preempt the
-     * carriers. The volatile loads of the hint cost nothing over plain loads on x86.
+     * reservation set in that window; the heir sets it again). The heir recovers from this, at no
+     * cost to the uncontended path: it spins before it parks, and it alone may park with a timeout
+     * (see "The benign race" in {@link VnaHeirWait}). The volatile loads of the hint, on which the
+     * heir's untimed park relies, cost nothing over plain loads on x86.
      *
      * <p>Every other wake-up is exact. When {@code queued} is non-zero, unlock takes the contended
      * path: it clears {@link #LOCKED} with an atomic add (a full fence) and then reads the heir
@@ -174,50 +170,10 @@ public class VnaLock extends ConditionLock implements Lock {
      * the lock free. Non-heir waiters are woken only by designation (a CAS, then an unpark whose
      * permit is not lost if it precedes the park), so they park without a timeout.
      *
-     * <p><b>Wake on release.</b> A condition's {@code signal} moves the waiter's state to SIGNALLED
-     * under the lock but does not unpark it: it pushes the waiter on {@code deferredWakes} (in
-     * {@code VnaWaiters}, created if need be, so the fresh lock stays 40 bytes and a lock without
-     * waiters reads nothing more), and the owner's release that frees the lock ({@code unlock} of
-     * the last hold, or the {@code releaseFully} of an await) takes the list while still holding
-     * the lock, releases, then unparks them, earliest signalled first. Unparked at the signal, a
-     * waiter would run while its signaller still held the lock (on another carrier, or first on
-     * this one), find the lock held, spin and park again: a futile wake-up per signal, the one
-     * Dice's Relaxed-Locks paper throttles. Deferred, it runs when the lock is free. The list is
-     * written and read by owners only, so plain fields suffice: the lock word's release and
-     * acquire order them. The waiter's own loop (park while WAITING) is unchanged, so a waiter
-     * that wakes early (a timeout, an interrupt, a spurious return) finds SIGNALLED and goes on
-     * to re-acquire as before; the later unpark then only leaves a permit, which every park of
-     * this class tolerates (each re-checks its condition). AQS instead transfers the waiter into
-     * the lock's queue, so that it is woken by the unlock that hands it the lock; with VNA's
-     * competitive handoff a free lock is taken by whoever runs first, so waking at the release
-     * gives the same effect without a second queue protocol. The signal still counts the waiter
-     * as queued for the lock, as AQS's transfer does: it registers it in {@code queued} and links
-     * it in {@link SignalledWaiters}, so the monitoring methods report it from the signal until it
-     * holds the lock again; the woken thread queues, if it must, without registering twice. The
-     * registration also sends the releases in between down the contended path, which is right: a
-     * thread is about to compete. (Transferring the node itself into the MCS queue at the signal,
-     * AQS's way, was tried: a transferred waiter then competes as heir, with the heir's deference
-     * and naps, and on the queue sweep of configs/queue-sweep.json, 2 forks on 2 cores, VNA's
-     * geometric mean over unfair {@code ReentrantLock} fell from 1.09 to 0.86, capacity 1 on
-     * virtual threads from 1.41-2.55 to 0.46-1.14.)
-     *
-     * <p><b>Cancellation.</b> A timed-out or interrupted waiter that is not yet a candidate marks
-     * its node cancelled by CAS (racing the grant of the candidacy, also a CAS) and leaves it in
-     * the queue; whoever passes the candidacy on skips cancelled nodes, releasing their MCS position
-     * on their behalf. A cancelled node is never reused (its thread takes a fresh one), so no stale
-     * reference can reach a later incarnation. A cancelling candidate clears its reservation,
-     * passes its candidacy on, gives up the heir role and calls {@code wakeHeir}, so no wake-up is
-     * lost.
-     *
      * <p><b>Exceptions in the slow path.</b> The queue placement (user code for
      * {@link #withPlacement}) is asked before the thread registers, so a placement that throws
-     * leaves the lock as it was. Between the swap of an MCS tail and the link from the predecessor
-     * there is no call that can grow the stack: a {@link StackOverflowError} there would leave the
-     * predecessor waiting for its successor forever. The same VarHandle access is performed once on
-     * the thread's own node just before the swap, so the frames it needs are known to fit; what
-     * remains is a stack overflow inside the VarHandle's own code between two identical accesses,
-     * which the JDK's {@code ReentrantLock} avoids with {@code @ReservedStackAccess}, an annotation
-     * user code cannot use.
+     * leaves the lock as it was. No call that can grow the stack comes between the swap of an MCS
+     * tail and the link from the predecessor (see {@link VnaWaiters}).
      *
      * <p><b>Memory ordering.</b> Acquisition is a CAS with acquire semantics; the uncontended
      * release is a release store, and the contended one an atomic add: that is exactly the
@@ -491,7 +447,7 @@ public class VnaLock extends ConditionLock implements Lock {
     }
 
     /**
-     * A release with condition waiters to wake (see "Wake on release" above): takes them off the
+     * A release with condition waiters to wake (see {@link VnaDeferredWakes}): takes them off the
      * lock while still holding it, releases, then unparks them, in the order they were signalled.
      */
     private void releaseAndWake(VnaWaiters w) {
@@ -508,11 +464,7 @@ public class VnaLock extends ConditionLock implements Lock {
     /** Defers the unpark of a signalled condition waiter to this lock's next release; called holding it. */
     @Override
     boolean deferWake(VnaCondition.Waiter waiter) {
-        VnaWaiters w = waitersOrInflate();
-        waiter.wakeNext = w.deferredWakes; // a stack: unparkDeferred reverses it
-        w.deferredWakes = waiter;
-        w.register(); // queued for the lock from now on, for getQueueLength() (see SignalledWaiters)
-        w.signalled.add(waiter);
+        VnaDeferredWakes.defer(waitersOrInflate(), waiter);
         return true;
     }
 

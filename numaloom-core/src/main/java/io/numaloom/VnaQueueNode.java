@@ -5,14 +5,37 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A waiting thread's entry in one MCS queue. One node per thread, cached and reused across
- * locks (a thread waits for one lock at a time, and a node is released as soon as its thread
- * owns the lock); a cancelled node is abandoned and never reused.
+ * A waiting thread's entry in one MCS queue of a {@link VnaLock} ({@link VnaWaiters}). One node
+ * per thread, cached and reused across locks (a thread waits for one lock at a time, and a node
+ * is released as soon as its thread owns the lock); a cancelled node is abandoned and never
+ * reused.
+ *
+ * <p><b>Idea.</b> The MCS queue node of J. M. Mellor-Crummey and M. L. Scott, "Algorithms for
+ * Scalable Synchronization on Shared-Memory Multiprocessors" (ACM TOCS 1991), as the VNA lock
+ * (Kovalev, Koval et al., "NUMA-aware lock for Java Lightweight Threads") queues it per NUMA node,
+ * with what a parking waiter needs besides its link: a status that says whether it is a
+ * candidate, the park it announces so that a release wakes it ({@link #unparkIfParked}, once per
+ * announcement), the deadline it reserves the lock at as heir ({@link VnaReservation}), and an
+ * incarnation, so that a designation made for one wait never applies to the next
+ * ({@link VnaSuccession}).
+ *
+ * <p><b>Properties.</b> No allocation per acquisition (one node per thread, until it cancels);
+ * a thread waits on its own node only; the status moves by CAS where two threads race for it
+ * (the grant of the candidacy against the node's own cancellation), by volatile store where only
+ * the node's thread moves it.
  *
  * <p>Status moves WAITING -> CANDIDATE (granted by the MCS predecessor, or at once on an
  * empty queue) -> DONE, or from WAITING or CANDIDATE to CANCELLED. {@code waiters} is the
  * lock the node is queued in and is null once DONE, so "waiters == w and status ==
  * CANDIDATE", read in that order, proves the node is a live candidate of w.
+ *
+ * <p><b>Cancellation.</b> A timed-out or interrupted waiter that is not yet a candidate marks
+ * its node cancelled by CAS (racing the grant of the candidacy, also a CAS) and leaves it in
+ * the queue; whoever passes the candidacy on skips cancelled nodes, releasing their MCS position
+ * on their behalf. A cancelled node is never reused (its thread takes a fresh one), so no stale
+ * reference can reach a later incarnation. A cancelling candidate clears its reservation,
+ * passes its candidacy on, gives up the heir role and calls {@code wakeHeir}, so no wake-up is
+ * lost.
  */
 final class VnaQueueNode {
     static final int WAITING = 0;

@@ -5,44 +5,36 @@ import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 
-/** 128 bytes of padding before the hot fields (class-hierarchy padding; see {@link VnaWaiters}). */
-abstract class VnaWaitersPadBefore {
-    long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
-}
-
-/** The fields every contended acquire and release touch, on a cache line of their own. */
-abstract class VnaWaitersHot extends VnaWaitersPadBefore {
-    /** The one candidate allowed to compete for the flag; null if none. */
-    VnaQueueNode heir;
-    /** Threads in the slow path, plus one while a queued owner holds the lock. */
-    int queued;
-    /** Queue of the owner if it came through a queue, else -1; written under the lock. */
-    int ownerQueue = -1;
-    /** The queue whose turn it is, and when its turn began (nanoTime); written under the lock. */
-    int servingQueue;
-    long turnStart;
-    /**
-     * When a {@code tryLock()} first found the lock free but reserved (nanoTime), or
-     * {@link VnaReservation#NOT_SEEN}: the clock of {@link VnaLock#RESERVATION_GRACE_NANOS}.
-     */
-    long reservedFreeSince = VnaReservation.NOT_SEEN;
-    /**
-     * Condition waiters signalled by the owner, to unpark at its release, latest first; null
-     * if none. Written and read by the owner only (see "Wake on release").
-     */
-    VnaCondition.Waiter deferredWakes;
-}
-
-/** 128 bytes of padding after the hot fields. */
-abstract class VnaWaitersPadAfter extends VnaWaitersHot {
-    long q00, q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15;
-}
-
 /**
- * Created on first contention: the per-queue MCS tails and candidates, in an array whose
+ * The contended state of a {@link VnaLock} and its per-node MCS queues. Created on first
+ * contention: the per-queue MCS tails and candidates, in an array whose
  * queues are {@link #STRIDE} references apart (at least 128 bytes, two adjacent-line
  * prefetch pairs), and the hot fields, padded by the superclass chain. The JVM may reorder
  * fields within a class but keeps superclass fields before subclass fields.
+ *
+ * <p><b>Idea.</b> The VNA lock of Kovalev, Koval et al., "NUMA-aware lock for Java Lightweight
+ * Threads": a global flag (the lock word, in {@link VnaLock}) plus one MCS queue per NUMA node
+ * (J. M. Mellor-Crummey and M. L. Scott, "Algorithms for Scalable Synchronization on Shared-Memory
+ * Multiprocessors", ACM TOCS 1991). A waiter appends its {@link VnaQueueNode} to its node's queue
+ * with one swap of the tail; the head of each queue is its <em>candidate</em>, and a candidate
+ * that leaves, by acquiring or giving up, passes the candidacy to its successor
+ * ({@link #passCandidacy}). Which candidate competes is {@link VnaSuccession}'s choice. This
+ * record also holds the count of waiting threads, the release's hint ({@link #quiet}), the
+ * queue of a queued owner, and the conditions' deferred wakes ({@link VnaDeferredWakes}).
+ *
+ * <p><b>Properties.</b> FIFO within a queue; NUMA-aware (a queue per node, or socket, or custom
+ * placement); one node per thread serves every lock, since a node leaves its queue as soon as
+ * its thread owns the lock; a lock that never waits never allocates this record (a fresh
+ * {@code VnaLock} stays 40 bytes); the fields every contended acquire and release touch are on
+ * a cache line of their own.
+ *
+ * <p><b>Exceptions between the swap and the link.</b> Between the swap of an MCS tail and the
+ * link from the predecessor there is no call that can grow the stack: a {@link StackOverflowError}
+ * there would leave the predecessor waiting for its successor forever. The same VarHandle access
+ * is performed once on the thread's own node just before the swap, so the frames it needs are
+ * known to fit; what remains is a stack overflow inside the VarHandle's own code between two
+ * identical accesses, which the JDK's {@code ReentrantLock} avoids with
+ * {@code @ReservedStackAccess}, an annotation user code cannot use.
  */
 final class VnaWaiters extends VnaWaitersPadAfter {
     static final int STRIDE = 32;
@@ -65,7 +57,10 @@ final class VnaWaiters extends VnaWaitersPadAfter {
         return (n + 1) * STRIDE + 1;
     }
 
-    /** The release's hint; a volatile read, which the heir's untimed park relies on (see VnaLock). */
+    /**
+     * The release's hint; a volatile read, which the heir's untimed park relies on (see "The benign
+     * race" in {@link VnaHeirWait}).
+     */
     boolean quiet() {
         return (int) QUEUED.getVolatile(this) == 0;
     }
@@ -215,4 +210,37 @@ final class VnaWaiters extends VnaWaitersPadAfter {
             throw new ExceptionInInitializerError(e);
         }
     }
+}
+
+/** 128 bytes of padding before the hot fields (class-hierarchy padding; see {@link VnaWaiters}). */
+abstract class VnaWaitersPadBefore {
+    long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+}
+
+/** The fields every contended acquire and release touch, on a cache line of their own. */
+abstract class VnaWaitersHot extends VnaWaitersPadBefore {
+    /** The one candidate allowed to compete for the flag; null if none. */
+    VnaQueueNode heir;
+    /** Threads in the slow path, plus one while a queued owner holds the lock. */
+    int queued;
+    /** Queue of the owner if it came through a queue, else -1; written under the lock. */
+    int ownerQueue = -1;
+    /** The queue whose turn it is, and when its turn began (nanoTime); written under the lock. */
+    int servingQueue;
+    long turnStart;
+    /**
+     * When a {@code tryLock()} first found the lock free but reserved (nanoTime), or
+     * {@link VnaReservation#NOT_SEEN}: the clock of {@link VnaLock#RESERVATION_GRACE_NANOS}.
+     */
+    long reservedFreeSince = VnaReservation.NOT_SEEN;
+    /**
+     * Condition waiters signalled by the owner, to unpark at its release, latest first; null
+     * if none. Written and read by the owner only (see {@link VnaDeferredWakes}).
+     */
+    VnaCondition.Waiter deferredWakes;
+}
+
+/** 128 bytes of padding after the hot fields. */
+abstract class VnaWaitersPadAfter extends VnaWaitersHot {
+    long q00, q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15;
 }

@@ -1,0 +1,62 @@
+package io.numaloom;
+
+/**
+ * The conditions' wake list of {@link VnaLock}: a signalled condition waiter is woken at the
+ * release of the lock by its signaller, not at the signal.
+ *
+ * <p><b>Idea.</b> A waiter woken while its signaller still holds the lock can only find the lock
+ * held and park again. So the signal pushes the waiter on a list in {@link VnaWaiters}, and the
+ * release that frees the lock takes the list, releases, and then unparks the waiters
+ * ({@code VnaLock.releaseAndWake}, {@link VnaCondition#unparkDeferred}).
+ *
+ * <p><b>Paper.</b> The futile wake-ups that D. Dice, "Implementing Fast Java Monitors with
+ * Relaxed-Locks" (JVM '01), throttles; AQS's {@code ConditionObject} gets the same effect by
+ * transferring the waiter into the lock's queue (below).
+ *
+ * <p><b>Properties.</b> No futile wake-up per signal; waiters are woken in the order they were
+ * signalled; a signalled waiter counts as queued for the lock from the signal on, as with
+ * {@code ReentrantLock}; owner-only plain fields, ordered by the lock word.
+ *
+ * <p><b>Wake on release.</b> A condition's {@code signal} moves the waiter's state to SIGNALLED
+ * under the lock but does not unpark it: it pushes the waiter on {@code deferredWakes} (in
+ * {@code VnaWaiters}, created if need be, so the fresh lock stays 40 bytes and a lock without
+ * waiters reads nothing more), and the owner's release that frees the lock ({@code unlock} of
+ * the last hold, or the {@code releaseFully} of an await) takes the list while still holding
+ * the lock, releases, then unparks them, earliest signalled first. Unparked at the signal, a
+ * waiter would run while its signaller still held the lock (on another carrier, or first on
+ * this one), find the lock held, spin and park again: a futile wake-up per signal, the one
+ * Dice's Relaxed-Locks paper throttles. Deferred, it runs when the lock is free. The list is
+ * written and read by owners only, so plain fields suffice: the lock word's release and
+ * acquire order them. The waiter's own loop (park while WAITING) is unchanged, so a waiter
+ * that wakes early (a timeout, an interrupt, a spurious return) finds SIGNALLED and goes on
+ * to re-acquire as before; the later unpark then only leaves a permit, which every park of
+ * {@code VnaLock} tolerates (each re-checks its condition). AQS instead transfers the waiter into
+ * the lock's queue, so that it is woken by the unlock that hands it the lock; with VNA's
+ * competitive handoff a free lock is taken by whoever runs first, so waking at the release
+ * gives the same effect without a second queue protocol. The signal still counts the waiter
+ * as queued for the lock, as AQS's transfer does: it registers it in {@code queued} and links
+ * it in {@link SignalledWaiters}, so the monitoring methods report it from the signal until it
+ * holds the lock again; the woken thread queues, if it must, without registering twice. The
+ * registration also sends the releases in between down the contended path, which is right: a
+ * thread is about to compete. (Transferring the node itself into the MCS queue at the signal,
+ * AQS's way, was tried: a transferred waiter then competes as heir, with the heir's deference
+ * and naps, and on the queue sweep of configs/queue-sweep.json, 2 forks on 2 cores, VNA's
+ * geometric mean over unfair {@code ReentrantLock} fell from 1.09 to 0.86, capacity 1 on
+ * virtual threads from 1.41-2.55 to 0.46-1.14.)
+ */
+final class VnaDeferredWakes {
+
+    private VnaDeferredWakes() {
+    }
+
+    /**
+     * Defers the unpark of a signalled condition waiter to the next release of the lock whose
+     * contended state is {@code w}; called holding that lock.
+     */
+    static void defer(VnaWaiters w, VnaCondition.Waiter waiter) {
+        waiter.wakeNext = w.deferredWakes; // a stack: unparkDeferred reverses it
+        w.deferredWakes = waiter;
+        w.register(); // queued for the lock from now on, for getQueueLength() (see SignalledWaiters)
+        w.signalled.add(waiter);
+    }
+}
