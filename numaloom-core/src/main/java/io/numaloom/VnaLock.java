@@ -1,7 +1,5 @@
 package io.numaloom;
 
-import io.numaloom.topology.CurrentCpu;
-import io.numaloom.topology.HomeNode;
 import io.numaloom.topology.Topology;
 
 import java.lang.invoke.MethodHandles;
@@ -104,6 +102,8 @@ public class VnaLock extends ConditionLock implements Lock {
      * <ul>
      * <li>{@link VnaWaiters}: the state inflated on first contention, its padded hot fields, and
      *     the per-node MCS queues (enqueue, candidacy passed on, queued threads);
+     * <li>{@link VnaPlacement}: which queue a waiting thread joins (its NUMA node's, its socket's,
+     *     or a custom placement's);
      * <li>{@link VnaQueueNode}: a waiting thread's node, its status machine, deadline and
      *     incarnation, its park and park announcement, and cancellation;
      * <li>{@link VnaSuccession}: the successor policy: which candidate becomes heir, the turn of
@@ -765,7 +765,7 @@ public class VnaLock extends ConditionLock implements Lock {
         LockDiagnostics.slowPath();
         VnaWaiters w = waitersOrInflate();
         // Ask the placement (user code, which may throw) before anything changes.
-        int n = w.queueCount == 1 ? 0 : placedQueue(w.queueCount, registered);
+        int n = w.queueCount == 1 ? 0 : VnaPlacement.placedQueue(mode, placement, w.queueCount, registered);
         LockContendedEvent event = JfrGate.recorderStarted()
                 ? LockContendedEvent.beginIfEnabled(this, owner, n, w) : null; // no JFR yet: leave the event class alone
         if (newcomerSpin && w.heir() == null && spinAsNewcomer(me)) {
@@ -935,47 +935,6 @@ public class VnaLock extends ConditionLock implements Lock {
     }
 
     // ------------------------------------------------------------------ helpers
-
-    /**
-     * The queue of the current thread among {@code queues}. A placement that throws fails the
-     * acquisition, except the re-acquisition of a signalled condition waiter ({@code mustNotFail}),
-     * which {@code await} cannot abandon (it must return holding the lock): that one waits on
-     * queue 0.
-     */
-    private int placedQueue(int queues, boolean mustNotFail) {
-        if (!mustNotFail) {
-            return Math.floorMod(currentQueue(), queues);
-        }
-        try {
-            return Math.floorMod(currentQueue(), queues);
-        } catch (RuntimeException e) {
-            return 0;
-        }
-    }
-
-    private int currentQueue() {
-        return switch (mode) {
-            case PER_NODE -> nodeQueue();
-            case PER_SOCKET -> CurrentCpu.socket();
-            default -> placement.currentQueue();
-        };
-    }
-
-    /**
-     * The queue of a per-node lock: the calling thread's home node when a scheduler has told it through
-     * {@link HomeNode} (a thread of a NumaScheduler: it will resume there after its park, so the kernel is not
-     * asked), else the node of the CPU it runs on. Called only on the contended path of a lock with more than one
-     * queue.
-     */
-    private static int nodeQueue() {
-        int home = HomeNode.of(Thread.currentThread());
-        if (home >= 0) {
-            LockDiagnostics.placedByHomeNode();
-            return home;
-        }
-        LockDiagnostics.placedByCpu();
-        return CurrentCpu.node();
-    }
 
     static boolean mayspin(Thread me) {
         return me.isVirtual() ? VIRTUAL_MAY_SPIN : PLATFORM_MAY_SPIN;
