@@ -23,9 +23,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p><b>Properties.</b> Not fair by itself: newcomers barge, for as long as {@link VnaReservation}
  * allows. One spinning thread per lock at most (the heir), and none where only one carrier or
- * CPU exists; every other waiter is parked without a timeout. The heir parks with a timeout only
- * to recover from the benign race of an unfenced release (see "Unlock and the benign race" in
- * {@link VnaLock}).
+ * CPU exists; every other waiter is parked without a timeout. Besides its naps, the heir parks
+ * with a timeout only to recover from the benign race of an unfenced release (below).
  *
  * <p><b>Competitive handoff, bounded in time.</b> Newcomers may barge: take a free lock by CAS
  * ahead of the heir. That keeps running threads running, which is where the throughput of an
@@ -33,12 +32,12 @@ import java.util.concurrent.TimeUnit;
  * briefly. A spin that saw the lock free but lost it to a barger means the owner is running
  * and takes the lock back between its critical sections: the heir then <em>naps</em>, a timed
  * park of {@link #HEIR_NAP_NANOS} (100 µs) that no release ends, and spins again, until its
- * deadline (see {@link VnaReservation} and {@link #napAfterLosing}). Meanwhile the owner keeps the lock's cache line
- * and the heir's core, or carrier, is free for other threads. Otherwise the heir announces a
- * park and parks until a release wakes it. A spin that lost to a barger past the deadline
- * doubles the next spin budget (up to {@link #MAX_HEIR_SPINS}), so a heir that keeps losing to
- * bargers costs its waker fewer unparks; a spin during which the lock stayed held halves it
- * (down to {@link #MIN_HEIR_SPINS}): the owner is in a long critical section or not running,
+ * deadline (see {@link VnaReservation} and {@link #napAfterLosing}). Meanwhile the owner keeps
+ * the lock's cache line and the heir's core, or carrier, is free for other threads. Otherwise
+ * the heir announces a park and parks until a release wakes it. A spin that lost to a barger past
+ * the deadline doubles the next spin budget (up to {@link #MAX_HEIR_SPINS}), so a heir that keeps
+ * losing to bargers costs its waker fewer unparks; a spin during which the lock stayed held halves
+ * it (down to {@link #MIN_HEIR_SPINS}): the owner is in a long critical section or not running,
  * and a longer spin would only take a CPU, or a carrier, that the owner may need to finish (see
  * {@link #nextHeirSpins}). While it spins, the heir polls the lock word with exponential
  * backoff and defers to a running owner: it takes a free lock only if the lock is still free a
