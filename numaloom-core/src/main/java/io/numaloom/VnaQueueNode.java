@@ -21,8 +21,8 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p><b>Properties.</b> No allocation per acquisition (one node per thread, until it cancels);
  * a thread waits on its own node only; the status moves by CAS where two threads race for it
- * (the grant of the candidacy against the node's own cancellation), by volatile store where only
- * the node's thread moves it.
+ * (the grant of the candidacy against the node's own cancellation), by a store where only the
+ * node's own thread moves it.
  *
  * <p>Status moves WAITING -> CANDIDATE (granted by the MCS predecessor, or at once on an
  * empty queue) -> DONE, or from WAITING or CANDIDATE to CANCELLED. {@code waiters} is the

@@ -25,18 +25,18 @@ package io.numaloom;
  * {@link VnaLock#RESERVATION_GRACE_NANOS} of a reservation nobody takes.
  *
  * <p><b>Reserving.</b> Once its <em>deadline</em> has passed, the heir sets
- * {@link VnaLock#RESERVED} on the held lock. The deadline is {@link VnaLock#PATIENCE_NANOS}
- * after it was designated (the time it took to be scheduled counts), or {@link VnaLock#STARVATION_NANOS} after
- * it queued if that comes first: a thread that waited behind others for that long reserves as
- * soon as it is heir. Once reserved, the fast path ({@code CAS 0 -> LOCKED}) fails for
- * everybody, the release keeps the bit, and only the heir may take the lock
- * ({@code CAS RESERVED -> LOCKED}). The heir is running or about to be: the lock is never
- * given to a parked thread, so a convoy (a wake-up on the critical path) costs at most one
- * wake-up per reservation, not one every few acquisitions. A heir reserves before it spins, so
- * that it is polling when the owner releases: the wake-up is paid only when the critical
- * section outlasts the spin. A heir that gives up clears its reservation before it leaves, and so
- * does a node that reserved while a slow designator had installed it for a moment in a wait it
- * had not picked, if no live heir remains to take the reservation.
+ * {@link VnaLock#RESERVED} on the held lock. The deadline is {@link VnaLock#PATIENCE_NANOS} after
+ * it was designated (the time it took to be scheduled counts), or {@link VnaLock#STARVATION_NANOS}
+ * after it queued if that comes first: a thread that waited behind others for that long reserves as
+ * soon as it is heir. Once reserved, the fast path ({@code CAS 0 -> LOCKED}) fails for everybody,
+ * the release keeps the bit, and only the heir may take the lock ({@code CAS RESERVED -> LOCKED}).
+ * The heir is running or about to be: the lock is never given to a parked thread, so a convoy (a
+ * wake-up on the critical path) costs at most one wake-up per reservation, not one every few
+ * acquisitions. A heir reserves before it spins, so that it is polling when the owner releases: the
+ * wake-up is paid only when the critical section outlasts the spin. A heir that gives up clears its
+ * reservation before it leaves, and so does a node that reserved while a slow designator had
+ * installed it for a moment in a wait it had not picked, if no live heir remains to take the
+ * reservation.
  *
  * <p><b>A reservation that lapses.</b> A free lock stays reserved only while its heir can take
  * it. A heir that is not running cannot, and {@code tryLock()}, which must not refuse a lock that

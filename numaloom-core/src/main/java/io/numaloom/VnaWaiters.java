@@ -25,8 +25,8 @@ import java.util.List;
  * <p><b>Properties.</b> FIFO within a queue; NUMA-aware (a queue per node, or socket, or custom
  * placement); one node per thread serves every lock, since a node leaves its queue as soon as
  * its thread owns the lock; a lock that never waits never allocates this record (a fresh
- * {@code VnaLock} stays 40 bytes); the fields every contended acquire and release touch are on
- * a cache line of their own.
+ * {@code VnaLock} stays 40 bytes); the fields every contended acquire and release touch are
+ * padded, through the superclass chain ({@link VnaWaitersHot}), against false sharing.
  *
  * <p><b>Exceptions between the swap and the link.</b> Between the swap of an MCS tail and the
  * link from the predecessor there is no call that can grow the stack: a {@link StackOverflowError}

@@ -15,8 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * How the heir parks behind an owner that barged in (see "Unlock and the benign race" in
- * {@link VnaLock}). While the heir has not read the lock free since it registered, the owner may
+ * How the heir parks behind an owner that barged in (see "The benign race" in
+ * {@link VnaHeirWait}). While the heir has not read the lock free since it registered, the owner may
  * have read a stale "quiet" hint before the registration, so the heir parks with a timeout (the
  * recovery). Once it has read the lock free, every later owner acquired after that read and so
  * releases through the fenced path: the heir parks without a timeout, which spares virtual
