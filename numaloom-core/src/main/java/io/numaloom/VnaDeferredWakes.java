@@ -40,7 +40,7 @@ package io.numaloom;
  * registration also sends the releases in between down the contended path, which is right: a
  * thread is about to compete. (Transferring the node itself into the MCS queue at the signal,
  * AQS's way, was tried: a transferred waiter then competes as heir, with the heir's deference
- * and naps, and on the queue sweep of configs/queue-sweep.json, 2 forks on 2 cores, VNA's
+ * (since removed) and naps, and on the queue sweep of configs/queue-sweep.json, 2 forks on 2 cores, VNA's
  * geometric mean over unfair {@code ReentrantLock} fell from 1.09 to 0.86, capacity 1 on
  * virtual threads from 1.41-2.55 to 0.46-1.14.)
  */

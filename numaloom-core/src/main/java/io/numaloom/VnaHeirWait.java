@@ -9,9 +9,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p><b>Idea.</b> Handoff is competitive: a free lock goes to whichever thread takes it first, a
  * running newcomer or the heir, so the lock never waits for a parked thread to be woken. Only
- * the heir spins, briefly and with backoff, and it defers to an owner that is running: a spin
- * that lost to a barger is followed by a nap, not by more polling. Otherwise it announces a park
- * and parks until a release wakes it. Its spin budget adapts to what the last spin saw. The heir
+ * the heir spins, briefly and with backoff; a spin that lost to a barger is followed by a nap,
+ * not by more polling. Otherwise it announces a park and parks until a release wakes it. The heir
  * that wins leaves its queue at once ({@link #becomeOwner}); one that gives up hands every role
  * on ({@link #leaveAsCandidate}).
  *
@@ -34,17 +33,23 @@ import java.util.concurrent.TimeUnit;
  * park of {@link #HEIR_NAP_NANOS} (100 µs) that no release ends, and spins again, until its
  * deadline (see {@link VnaReservation} and {@link #napAfterLosing}). Meanwhile the owner keeps
  * the lock's cache line and the heir's core, or carrier, is free for other threads. Otherwise
- * the heir announces a park and parks until a release wakes it. A spin that lost to a barger past
- * the deadline doubles the next spin budget (up to {@link #MAX_HEIR_SPINS}), so a heir that keeps
- * losing to bargers costs its waker fewer unparks; a spin during which the lock stayed held halves
- * it (down to {@link #MIN_HEIR_SPINS}): the owner is in a long critical section or not running,
- * and a longer spin would only take a CPU, or a carrier, that the owner may need to finish (see
- * {@link #nextHeirSpins}). While it spins, the heir polls the lock word with exponential
- * backoff and defers to a running owner: it takes a free lock only if the lock is still free a
- * moment later ({@link #HEIR_DEFERENCE} pauses). An owner that runs one short critical section
- * after another thus keeps the lock, and the data it guards, in its own core's cache, instead of
- * having its cache line taken at every poll and the lock moved to another core in the gap
- * between two of its critical sections.
+ * the heir announces a park and parks until a release wakes it. While it spins, the heir polls
+ * the lock word with exponential backoff, so that an owner that runs one short critical section
+ * after another mostly keeps the lock's cache line.
+ *
+ * <p><b>Mechanisms that went.</b> Two refinements of the spin were removed in issue 46 because
+ * they did not pay where they could be measured (2 cores, one NUMA node; a 16-core machine was
+ * not available): a spin budget that doubled after a spin lost to a barger and halved after a spin
+ * that found the lock held throughout (8 to 4096 pauses), and a deference of two pauses before
+ * taking a lock seen free, so that a running owner could take it back first. VNA's throughput over
+ * unfair {@code ReentrantLock}, geometric mean over 15 points (consumeCpu 100 tokens and RandBash
+ * on platform and virtual threads, and the thesis's high contention on virtual threads, at 2, 8
+ * and 32 threads; 10 warm-up and 10 measured rounds), with both and without both, each run
+ * measuring the two side by side: 1.087 and 1.009 with 3 forks per point, 0.944 and 1.022 with 2
+ * forks; with one fork, the deference alone off 1.136 against 1.084, the adaptive budget alone off
+ * 1.070. The same code reads from 0.94 to 1.09 in such runs: neither moved the result beyond the
+ * noise, in either direction. The heir now spins a fixed {@link #HEIR_SPINS} pauses and takes a
+ * free lock at its first poll that sees it free.
  *
  * <p><b>The benign race.</b> An unlock that read a stale "quiet" hint stores 0 without waking
  * anybody (see "Unlock and the benign race" in {@link VnaLock}): a heir that registered
@@ -95,19 +100,16 @@ final class VnaHeirWait {
     /** The largest park timeout of the heir. */
     static final long HEIR_PARK_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(64);
 
-    /** The heir's first spin budget, in {@code onSpinWait} polls; {@link #nextHeirSpins} adapts it. */
+    /**
+     * The heir's spin, in {@code onSpinWait} pauses (30 to 60 ns each on the AMD EPYC of CI: a few
+     * microseconds), before it announces a park; 0 for a thread that may not spin (one carrier or one CPU).
+     */
     static final int HEIR_SPINS = 128;
-    /** The smallest spin budget of a heir that may spin (a quarter of a microsecond on current x86). */
-    static final int MIN_HEIR_SPINS = 8;
-    /** The largest spin budget of the heir (tens of microseconds). */
-    static final int MAX_HEIR_SPINS = 1 << 12;
     /**
      * The most {@code onSpinWait}s between two polls of the lock word by a spinning heir (about
      * two microseconds on current x86): see {@link #spinForLock}.
      */
     static final int MAX_POLL_GAP = 64;
-    /** Pauses a spinning heir waits before it takes a lock it saw free: see {@link #stillFreeAfterDeference}. */
-    static final int HEIR_DEFERENCE = 2;
 
     /**
      * The candidate's loop: parked until made heir; as heir, spin, reserve the lock once
@@ -120,7 +122,6 @@ final class VnaHeirWait {
         for (;;) {
             long nanos = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
             boolean heir = w.heir() == q;
-            boolean lockStayedHeld = false;
             if (heir) {
                 VnaReservation.reserveIfOverdue(lock, q);
                 int spin = spinForLock(lock, me, q, spins);
@@ -128,7 +129,6 @@ final class VnaHeirWait {
                     becomeOwner(w, q);
                     return interrupted ? VnaLock.INTERRUPTED_BUT_CONTINUE : VnaLock.PROCEED;
                 }
-                lockStayedHeld = spin == SPIN_HELD;
                 if (spin == SPIN_LOST && !(interrupted && interruptible) && napAfterLosing(lock, q, timed, deadline)) {
                     if (Thread.interrupted()) {
                         interrupted = true;
@@ -160,7 +160,6 @@ final class VnaHeirWait {
             }
             if (heir) {
                 VnaQueueNode.PARKED.setOpaque(q, false);
-                spins = nextHeirSpins(spins, lockStayedHeld, VnaLock.mayspin(me));
             }
             if (Thread.interrupted()) {
                 interrupted = true;
@@ -173,8 +172,7 @@ final class VnaHeirWait {
      * of them, at most {@link #MAX_POLL_GAP} apart (exponential backoff, as in T. E. Anderson,
      * "The Performance of Spin Lock Alternatives for Shared-Memory Multiprocessors", IEEE TPDS
      * 1990). Every poll pulls the lock's cache line away from the owner, whose next CAS or release
-     * must then fetch it back. A free lock that is not reserved is taken only if it is still free
-     * after {@link #HEIR_DEFERENCE} pauses (see {@link #stillFreeAfterDeference}).
+     * must then fetch it back.
      *
      * @return {@link #SPIN_ACQUIRED}; {@link #SPIN_LOST} if a poll saw the lock free but the heir
      *         did not get it; {@link #SPIN_HELD} if every poll found it held
@@ -193,7 +191,7 @@ final class VnaHeirWait {
             if ((s & VnaLock.LOCKED) == 0) {
                 q.sawFree = true;
                 outcome = SPIN_LOST;
-                if ((s == VnaLock.RESERVED || stillFreeAfterDeference(lock)) && lock.tryAcquireAsHeir(me, q)) {
+                if (lock.tryAcquireAsHeir(me, q)) {
                     return SPIN_ACQUIRED;
                 }
             }
@@ -228,45 +226,6 @@ final class VnaHeirWait {
         }
         q.park(lock, nap);
         return true;
-    }
-
-    /**
-     * The heir's spin budget after a wake-up that did not give it the lock. A spin that saw the
-     * lock free and lost it to a barger doubles the budget, up to {@link #MAX_HEIR_SPINS}: the
-     * lock changes hands often, and a heir that spins longer parks, and is unparked, less often.
-     * (Before its deadline such a heir naps instead and keeps its budget: {@link #napAfterLosing}.)
-     * A spin during which the lock stayed held halves it, down to {@link #MIN_HEIR_SPINS}: the
-     * owner is in a long critical section, or is not running (a virtual owner that yields inside
-     * its critical section waits for a free carrier), and spinning longer would only take the CPU
-     * or carrier it needs. Measured on 2 cores, 8 virtual threads, a critical section of about
-     * 2.5 microseconds with a yield inside: halving raised VNA from 0.90 to 0.97 of
-     * {@code ReentrantLock}'s throughput, in 8 alternating runs. With 100 tokens and no yield it
-     * lowered VNA from 1.14 to 1.09 (1.19 to 1.10 in 4 more runs; 1.12 to 1.08 on 32 virtual
-     * threads): some spins poll only while a barging owner holds the lock. Halving only when the
-     * owner also released fewer than once per {@link #MAX_POLL_GAP} pauses of the spin did not
-     * win that back, and sparing platform heirs the halving made no difference on platform
-     * threads beyond the noise (4 and 8 alternating runs). A thread that may not spin (one
-     * carrier or one CPU) keeps a budget of 0.
-     */
-    static int nextHeirSpins(int spins, boolean lockStayedHeld, boolean maySpin) {
-        if (!maySpin) {
-            return 0;
-        }
-        return lockStayedHeld ? Math.max(spins >> 1, MIN_HEIR_SPINS) : Math.min((spins << 1) | 1, MAX_HEIR_SPINS);
-    }
-
-    /**
-     * Whether the lock, just seen free, is still free after {@link #HEIR_DEFERENCE} pauses. An
-     * owner that runs one short critical section after another releases and takes the lock back
-     * within a few tens of nanoseconds: a heir that took the lock in that gap would move the lock,
-     * and the data it guards, to its own core, and send the owner to the queue. Deferring keeps
-     * the lock where it is running; the heir's patience still bounds how long it defers.
-     */
-    private static boolean stillFreeAfterDeference(VnaLock lock) {
-        for (int i = HEIR_DEFERENCE; i > 0; i--) {
-            Thread.onSpinWait();
-        }
-        return ((int) VnaLock.STATE.getOpaque(lock) & VnaLock.LOCKED) == 0;
     }
 
     /** Bookkeeping of a queued thread that now owns the lock. */
