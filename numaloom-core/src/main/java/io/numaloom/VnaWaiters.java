@@ -10,7 +10,9 @@ import java.util.List;
  * contention: the per-queue MCS tails and candidates, in an array whose
  * queues are {@link #STRIDE} references apart (at least 128 bytes, two adjacent-line
  * prefetch pairs), and the hot fields, padded by the superclass chain. The JVM may reorder
- * fields within a class but keeps superclass fields before subclass fields.
+ * fields within a class and keeps superclass fields before subclass fields, except that it fills a
+ * gap a superclass left (the four bytes after a compressed header) with a subclass's small field:
+ * {@link VnaWaitersPadBefore} fills that gap itself.
  *
  * <p><b>Idea.</b> The VNA lock of Kovalev, Koval et al., "NUMA-aware lock for Java Lightweight
  * Threads": a global flag (the lock word, in {@link VnaLock}) plus one MCS queue per NUMA node
@@ -214,10 +216,15 @@ final class VnaWaiters extends VnaWaitersPadAfter {
 
 /** 128 bytes of padding before the hot fields (class-hierarchy padding; see {@link VnaWaiters}). */
 abstract class VnaWaitersPadBefore {
+    /**
+     * Fills the four bytes after the object header (compressed class pointers): left empty, the JVM
+     * put a subclass's int there, {@code queued}, the hottest contended field, outside the padding.
+     */
+    int p;
     long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
 }
 
-/** The fields every contended acquire and release touch, on a cache line of their own. */
+/** The fields every contended acquire and release touch, with 128 bytes of padding on each side. */
 abstract class VnaWaitersHot extends VnaWaitersPadBefore {
     /** The one candidate allowed to compete for the flag; null if none. */
     VnaQueueNode heir;

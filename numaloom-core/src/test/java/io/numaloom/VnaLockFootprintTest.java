@@ -42,6 +42,33 @@ class VnaLockFootprintTest {
         assertTrue(perSocket <= reentrant, "perSocket " + perSocket + " B > ReentrantLock " + reentrant + " B");
     }
 
+    /**
+     * Every hot field of the contended state lies at least 128 bytes (two cache lines, an adjacent-line
+     * prefetch pair) after the start of the object and before the end of its padding: none in the gap after
+     * the object header, where the JVM may place a subclass's small field.
+     */
+    @Test
+    void theHotFieldsLieInsideTheirPadding() {
+        ClassLayout layout = ClassLayout.parseClass(VnaWaiters.class);
+        System.out.println(layout.toPrintable());
+        long firstPadAfter = Long.MAX_VALUE;
+        for (var f : layout.fields()) {
+            if (f.hostClass().endsWith("VnaWaitersPadAfter")) {
+                firstPadAfter = Math.min(firstPadAfter, f.offset());
+            }
+        }
+        int hot = 0;
+        for (var f : layout.fields()) {
+            if (f.hostClass().endsWith("VnaWaitersHot")) {
+                hot++;
+                assertTrue(f.offset() >= 128, f.name() + " at offset " + f.offset() + ", within 128 B of the object's start");
+                assertTrue(f.offset() + f.size() <= firstPadAfter,
+                        f.name() + " at offset " + f.offset() + " is not before the padding after it (" + firstPadAfter + ")");
+            }
+        }
+        assertTrue(hot >= 5, "found " + hot + " hot fields");
+    }
+
     @Test
     void queuesAppearOnFirstContentionAndArePadded() throws Exception {
         VnaLock lock = VnaLockTest.spread(2);
