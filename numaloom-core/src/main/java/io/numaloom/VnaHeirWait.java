@@ -10,7 +10,8 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Idea.</b> Handoff is competitive: a free lock goes to whichever thread takes it first, a
  * running newcomer or the heir, so the lock never waits for a parked thread to be woken. Only
  * the heir spins, briefly and with backoff; a spin that lost to a barger is followed by a nap,
- * not by more polling. Otherwise it announces a park and parks until a release wakes it. The heir
+ * not by more polling. Otherwise it announces a park and parks until a release wakes it. Its spin
+ * budget adapts to what the last spin saw. The heir
  * that wins leaves its queue at once ({@link #becomeOwner}); one that gives up hands every role
  * on ({@link #leaveAsCandidate}).
  *
@@ -33,23 +34,29 @@ import java.util.concurrent.TimeUnit;
  * park of {@link #HEIR_NAP_NANOS} (100 µs) that no release ends, and spins again, until its
  * deadline (see {@link VnaReservation} and {@link #napAfterLosing}). Meanwhile the owner keeps
  * the lock's cache line and the heir's core, or carrier, is free for other threads. Otherwise
- * the heir announces a park and parks until a release wakes it. While it spins, the heir polls
- * the lock word with exponential backoff, so that an owner that runs one short critical section
- * after another mostly keeps the lock's cache line.
+ * the heir announces a park and parks until a release wakes it. A spin that lost to a barger past
+ * the deadline doubles the next spin budget (up to {@link #MAX_HEIR_SPINS}), so a heir that keeps
+ * losing to bargers costs its waker fewer unparks; a spin during which the lock stayed held halves
+ * it (down to {@link #MIN_HEIR_SPINS}): the owner is in a long critical section or not running,
+ * and a longer spin would only take a CPU, or a carrier, that the owner may need to finish (see
+ * {@link #nextHeirSpins}). While it spins, the heir polls the lock word with exponential backoff,
+ * so that an owner that runs one short critical section after another mostly keeps the lock's
+ * cache line.
  *
- * <p><b>Mechanisms that went.</b> Two refinements of the spin were removed in issue 46 because
- * they did not pay where they could be measured (2 cores, one NUMA node; a 16-core machine was
- * not available): a spin budget that doubled after a spin lost to a barger and halved after a spin
- * that found the lock held throughout (8 to 4096 pauses), and a deference of two pauses before
- * taking a lock seen free, so that a running owner could take it back first. VNA's throughput over
- * unfair {@code ReentrantLock}, geometric mean over 15 points (consumeCpu 100 tokens and RandBash
- * on platform and virtual threads, and the thesis's high contention on virtual threads, at 2, 8
- * and 32 threads; 10 warm-up and 10 measured rounds), with both and without both, each run
- * measuring the two side by side: 1.087 and 1.009 with 3 forks per point, 0.944 and 1.022 with 2
- * forks; with one fork, the deference alone off 1.136 against 1.084, the adaptive budget alone off
- * 1.070. The same code reads from 0.94 to 1.09 in such runs: neither moved the result beyond the
- * noise, in either direction. The heir now spins a fixed {@link #HEIR_SPINS} pauses and takes a
- * free lock at its first poll that sees it free.
+ * <p><b>What went, what stayed.</b> The heir used to defer to a running owner: it took a lock
+ * it saw free only if the lock was still free two pauses later, so that the owner could take it
+ * back first. That went in issue 46: it did not pay where it could be measured (2 cores, one NUMA
+ * node; no 16-core machine was lent). VNA's throughput over unfair {@code ReentrantLock},
+ * geometric mean over 15 points (consumeCpu 100 tokens and RandBash on platform and virtual
+ * threads, and the thesis's high contention on virtual threads, at 2, 8 and 32 threads; 10 warm-up
+ * and 10 measured rounds, each run measuring the variants side by side): one fork, 1.084 with it and
+ * 1.136 without; with the adaptive budget also off, 1.087 against 1.009 (3 forks) and 0.944
+ * against 1.022 (2 forks). The same code reads from 0.94 to 1.09 in such runs. The adaptive budget
+ * stayed: on the thesis's high contention alone (virtual threads at 2, 8 and 32 threads, 4 forks
+ * per point, runs alternating), a fixed budget of {@link #HEIR_SPINS} read 0.84 to 0.92 of
+ * {@code ReentrantLock} (geometric mean 0.886 over 6 ratios), the adaptive one 0.85 to 1.27 (0.991
+ * over 11 with the deference, 0.984 over 6 without), as its halving was measured to do when it
+ * came in (below).
  *
  * <p><b>The benign race.</b> An unlock that read a stale "quiet" hint stores 0 without waking
  * anybody (see "Unlock and the benign race" in {@link VnaLock}): a heir that registered
@@ -101,10 +108,14 @@ final class VnaHeirWait {
     static final long HEIR_PARK_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(64);
 
     /**
-     * The heir's spin, in {@code onSpinWait} pauses (30 to 60 ns each on the AMD EPYC of CI: a few
-     * microseconds), before it announces a park; 0 for a thread that may not spin (one carrier or one CPU).
+     * The heir's first spin budget, in {@code onSpinWait} pauses (30 to 60 ns each on the AMD EPYC of
+     * CI: a few microseconds); {@link #nextHeirSpins} adapts it.
      */
     static final int HEIR_SPINS = 128;
+    /** The smallest spin budget of a heir that may spin (a quarter of a microsecond or more). */
+    static final int MIN_HEIR_SPINS = 8;
+    /** The largest spin budget of the heir (tens of microseconds or more). */
+    static final int MAX_HEIR_SPINS = 1 << 12;
     /**
      * The most {@code onSpinWait}s between two polls of the lock word by a spinning heir (about
      * two microseconds on current x86): see {@link #spinForLock}.
@@ -122,6 +133,7 @@ final class VnaHeirWait {
         for (;;) {
             long nanos = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
             boolean heir = w.heir() == q;
+            boolean lockStayedHeld = false;
             if (heir) {
                 VnaReservation.reserveIfOverdue(lock, q);
                 int spin = spinForLock(lock, me, q, spins);
@@ -129,6 +141,7 @@ final class VnaHeirWait {
                     becomeOwner(w, q);
                     return interrupted ? VnaLock.INTERRUPTED_BUT_CONTINUE : VnaLock.PROCEED;
                 }
+                lockStayedHeld = spin == SPIN_HELD;
                 if (spin == SPIN_LOST && !(interrupted && interruptible) && napAfterLosing(lock, q, timed, deadline)) {
                     if (Thread.interrupted()) {
                         interrupted = true;
@@ -160,6 +173,7 @@ final class VnaHeirWait {
             }
             if (heir) {
                 VnaQueueNode.PARKED.setOpaque(q, false);
+                spins = nextHeirSpins(spins, lockStayedHeld, VnaLock.mayspin(me));
             }
             if (Thread.interrupted()) {
                 interrupted = true;
@@ -226,6 +240,31 @@ final class VnaHeirWait {
         }
         q.park(lock, nap);
         return true;
+    }
+
+    /**
+     * The heir's spin budget after a wake-up that did not give it the lock. A spin that saw the
+     * lock free and lost it to a barger doubles the budget, up to {@link #MAX_HEIR_SPINS}: the
+     * lock changes hands often, and a heir that spins longer parks, and is unparked, less often.
+     * (Before its deadline such a heir naps instead and keeps its budget: {@link #napAfterLosing}.)
+     * A spin during which the lock stayed held halves it, down to {@link #MIN_HEIR_SPINS}: the
+     * owner is in a long critical section, or is not running (a virtual owner that yields inside
+     * its critical section waits for a free carrier), and spinning longer would only take the CPU
+     * or carrier it needs. Measured on 2 cores, 8 virtual threads, a critical section of about
+     * 2.5 microseconds with a yield inside: halving raised VNA from 0.90 to 0.97 of
+     * {@code ReentrantLock}'s throughput, in 8 alternating runs. With 100 tokens and no yield it
+     * lowered VNA from 1.14 to 1.09 (1.19 to 1.10 in 4 more runs; 1.12 to 1.08 on 32 virtual
+     * threads): some spins poll only while a barging owner holds the lock. Halving only when the
+     * owner also released fewer than once per {@link #MAX_POLL_GAP} pauses of the spin did not
+     * win that back, and sparing platform heirs the halving made no difference on platform
+     * threads beyond the noise (4 and 8 alternating runs). A thread that may not spin (one
+     * carrier or one CPU) keeps a budget of 0.
+     */
+    static int nextHeirSpins(int spins, boolean lockStayedHeld, boolean maySpin) {
+        if (!maySpin) {
+            return 0;
+        }
+        return lockStayedHeld ? Math.max(spins >> 1, MIN_HEIR_SPINS) : Math.min((spins << 1) | 1, MAX_HEIR_SPINS);
     }
 
     /** Bookkeeping of a queued thread that now owns the lock. */

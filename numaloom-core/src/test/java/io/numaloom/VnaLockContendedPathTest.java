@@ -134,6 +134,27 @@ class VnaLockContendedPathTest {
     }
 
     /**
+     * The heir's spin budget: a spin that lost a free lock to a barger doubles it, a spin during
+     * which the lock stayed held halves it, within bounds; a thread that may not spin never does.
+     */
+    @Test
+    void aHeirSpinsLongerAfterLosingToABargerAndShorterAfterTheLockStayedHeld() {
+        assertEquals(2 * VnaHeirWait.HEIR_SPINS + 1, VnaHeirWait.nextHeirSpins(VnaHeirWait.HEIR_SPINS, false, true));
+        assertEquals(VnaHeirWait.HEIR_SPINS / 2, VnaHeirWait.nextHeirSpins(VnaHeirWait.HEIR_SPINS, true, true));
+        int spins = VnaHeirWait.HEIR_SPINS;
+        for (int i = 0; i < 32; i++) {
+            spins = VnaHeirWait.nextHeirSpins(spins, false, true);
+        }
+        assertEquals(VnaHeirWait.MAX_HEIR_SPINS, spins, "the budget grows to its cap and stays there");
+        for (int i = 0; i < 32; i++) {
+            spins = VnaHeirWait.nextHeirSpins(spins, true, true);
+        }
+        assertEquals(VnaHeirWait.MIN_HEIR_SPINS, spins, "the budget shrinks to its floor, never to zero");
+        assertEquals(0, VnaHeirWait.nextHeirSpins(VnaHeirWait.MIN_HEIR_SPINS, true, false), "one carrier: no spin");
+        assertEquals(0, VnaHeirWait.nextHeirSpins(0, false, false), "one carrier: no spin");
+    }
+
+    /**
      * A heir kept waiting longer than {@link VnaLock#PATIENCE_NANOS} reserves the lock: once
      * released, the lock is free but nobody else may take it, not even by tryLock, and the heir
      * gets it.
