@@ -11,9 +11,8 @@ import java.util.concurrent.TimeUnit;
  * running newcomer or the heir, so the lock never waits for a parked thread to be woken. Only
  * the heir spins, briefly and with backoff; a spin that lost to a barger is followed by a nap,
  * not by more polling. Otherwise it announces a park and parks until a release wakes it. Its spin
- * budget adapts to what the last spin saw. The heir
- * that wins leaves its queue at once ({@link #becomeOwner}); one that gives up hands every role
- * on ({@link #leaveAsCandidate}).
+ * budget adapts to what the last spin saw. The heir that wins leaves its queue at once
+ * ({@link #becomeOwner}); one that gives up hands every role on ({@link #leaveAsCandidate}).
  *
  * <p><b>Papers.</b> One awake successor that competes with newcomers is the wake-up discipline of
  * D. Dice, "Implementing Fast Java Monitors with Relaxed-Locks" (JVM '01), here over the per-node
