@@ -1815,9 +1815,15 @@ public final class KeyedLock<K> {
 
         /** The key's record defers it; a key with condition waiters has one (they pin it), so it is never held thin then. */
         @Override
-        boolean deferWake(VnaCondition.Waiter waiter) {
+        boolean deferWake(VnaCondition.Waiter waiter, boolean wake) {
             Record r = heldRecord(key);
-            return r != null && r.deferWake(waiter);
+            return r != null && r.deferWake(waiter, wake);
+        }
+
+        /** The key's record is there: the waiter, signalled through it, pins it until it re-acquires. */
+        @Override
+        void wakeAtRelease(VnaCondition.Waiter waiter) {
+            heldRecord(key).wakeAtRelease(waiter);
         }
 
         @Override

@@ -26,7 +26,10 @@ import java.util.concurrent.locks.LockSupport;
  * parks only while its state is WAITING, so an unpark that precedes the park is not lost. A
  * signalled waiter is unparked when the signaller releases the lock, not at the signal
  * ({@link ConditionLock#deferWake}; "Wake on release" in {@link VnaDeferredWakes}): woken earlier, it would
- * find the lock held by its signaller and wait again. From the signal until it holds the lock
+ * find the lock held by its signaller and wait again. At most one signalled waiter of a condition
+ * is woken and on its way to the lock ({@code transit}); the others wait their turn, and each is
+ * woken by the release that follows the re-acquisition of the one before ("One in transit per
+ * condition" in {@link VnaDeferredWakes}). From the signal until it holds the lock
  * again it is reported as queued for the lock ({@link SignalledWaiters}), as {@code ReentrantLock}
  * reports it, and no longer as a waiter of the condition.
  */
@@ -46,6 +49,14 @@ final class VnaCondition implements Condition {
     final ConditionLock lock;
     private Waiter first;  // guarded by lock
     private Waiter last;   // guarded by lock
+    /**
+     * The signalled waiter that a release has been asked to wake and that does not hold the lock
+     * yet, or null; guarded by lock. At most one at a time (see {@link VnaDeferredWakes}).
+     */
+    private Waiter transit;
+    /** Signalled waiters not yet woken, in signal order, linked by {@code wakeNext}; guarded by lock. */
+    private Waiter unwokenFirst;
+    private Waiter unwokenLast;
 
     VnaCondition(ConditionLock lock) {
         this.lock = lock;
@@ -54,7 +65,10 @@ final class VnaCondition implements Condition {
     static final class Waiter {
         final Thread thread = Thread.currentThread();
         Waiter next;
-        /** The next waiter whose unpark waits for the lock's release (see {@link ConditionLock#deferWake}). */
+        /**
+         * The next waiter in the lock's stack of waiters to unpark at its release, or in the
+         * condition's list of signalled waiters not yet woken (see {@link VnaDeferredWakes}).
+         */
         Waiter wakeNext;
         int state; // STATE
         /**
@@ -126,7 +140,9 @@ final class VnaCondition implements Condition {
             LockSupport.park(this);
             interrupted |= Thread.interrupted();
         }
+        waitEnded();
         lock.reacquire(saved, w);
+        reacquired(w);
         if (event != null) {
             event.returned(false);
         }
@@ -228,7 +244,9 @@ final class VnaCondition implements Condition {
     /** Re-acquires, cleans up, applies the interrupt rules; returns {@code timedOut}. */
     private boolean finish(Waiter w, int saved, int mode, boolean timedOut, ConditionAwaitEvent event)
             throws InterruptedException {
+        waitEnded();
         lock.reacquire(saved, w);
+        reacquired(w);
         if (event != null) {
             event.returned(timedOut);
         }
@@ -265,14 +283,59 @@ final class VnaCondition implements Condition {
         for (Waiter w; (w = first) != null; ) {
             dequeueFirst(w);
             if (w.signal()) {
-                boolean deferred = lock.deferWake(w);
+                boolean wakeNow = transit == null; // else it waits its turn (see VnaDeferredWakes)
+                boolean deferred = lock.deferWake(w, wakeNow);
                 w.signalled();
                 if (!deferred) {
                     LockSupport.unpark(w.thread);
+                } else if (wakeNow) {
+                    transit = w;
+                } else {
+                    appendUnwoken(w);
                 }
                 if (!all) {
                     return;
                 }
+            }
+        }
+    }
+
+    private void appendUnwoken(Waiter w) {
+        if (unwokenLast == null) {
+            unwokenFirst = w;
+        } else {
+            unwokenLast.wakeNext = w;
+        }
+        unwokenLast = w;
+    }
+
+    private static void waitEnded() {
+        VnaSeams seams = VnaSeams.installed;
+        if (seams != null) {
+            seams.conditionWaitEnded();
+        }
+    }
+
+    /**
+     * Called by waiter {@code w}'s thread once it holds the lock again: if it was this condition's
+     * waiter in transit, the next signalled waiter that still waits for the lock takes its place and
+     * is woken at this thread's release (see {@link VnaDeferredWakes}).
+     */
+    private void reacquired(Waiter w) {
+        if (transit != w) {
+            return;
+        }
+        transit = null;
+        for (Waiter n; (n = unwokenFirst) != null; ) {
+            unwokenFirst = n.wakeNext;
+            if (unwokenFirst == null) {
+                unwokenLast = null;
+            }
+            n.wakeNext = null;
+            if (n.inTransit) { // else it re-acquired by itself (a timeout or an interrupt after its signal)
+                transit = n;
+                lock.wakeAtRelease(n);
+                return;
             }
         }
     }

@@ -112,7 +112,8 @@ public class VnaLock extends ConditionLock implements Lock {
      *     recovery from the benign race below, and how it becomes owner or gives up;
      * <li>{@link VnaReservation}: the time bound: reservation, its lapse for {@code tryLock()},
      *     and the fairness bound;
-     * <li>{@link VnaDeferredWakes}: the conditions' wake list, woken at the release;
+     * <li>{@link VnaDeferredWakes}: the conditions' wake list, woken at the release, one signalled
+     *     waiter in transit per condition;
      * <li>{@link VnaSeams}: the test seams.
      * </ul>
      *
@@ -461,11 +462,21 @@ public class VnaLock extends ConditionLock implements Lock {
         VnaCondition.unparkDeferred(d);
     }
 
-    /** Defers the unpark of a signalled condition waiter to this lock's next release; called holding it. */
+    /** Reports a signalled condition waiter as queued, and if {@code wake} unparks it at this lock's next release; called holding it. */
     @Override
-    boolean deferWake(VnaCondition.Waiter waiter) {
-        VnaDeferredWakes.defer(waitersOrInflate(), waiter);
+    boolean deferWake(VnaCondition.Waiter waiter, boolean wake) {
+        VnaWaiters w = waitersOrInflate();
+        VnaDeferredWakes.signalled(w, waiter);
+        if (wake) {
+            VnaDeferredWakes.wakeAtRelease(w, waiter);
+        }
         return true;
+    }
+
+    /** Unparks a signalled condition waiter, reported as queued already, at this lock's next release; called holding it. */
+    @Override
+    void wakeAtRelease(VnaCondition.Waiter waiter) {
+        VnaDeferredWakes.wakeAtRelease(waiters, waiter);
     }
 
     @Override

@@ -23,4 +23,8 @@ abstract class VnaSeams {
     /** The heir read the lock word free and is about to try its CAS. */
     void heirReadFree() {
     }
+
+    /** A condition waiter's wait ended (signalled, timed out or interrupted); it is about to re-acquire. */
+    void conditionWaitEnded() {
+    }
 }
