@@ -65,7 +65,10 @@ package io.numaloom;
  * 32 and 128 virtual threads) every put that found consumers waiting woke one more of them while
  * earlier ones were still on their way, and a woken consumer found the buffer empty again 0.4 to
  * 1.2 times per item (unfair {@code ReentrantLock}: 0.1 to 0.3), at 0.4 to 0.7 of
- * {@code ReentrantLock}'s throughput; capacity 1024 on 128 platform threads read 0.33 to 0.71.
+ * {@code ReentrantLock}'s throughput; capacity 1024 on 32 and 128 platform threads read 0.42 to
+ * 0.71. With it (four runs, two of configs/queue-sweep.json and two of VNA and unfair
+ * {@code ReentrantLock} alone, each beside the build without it): 0.01 to 0.03 futile wake-ups
+ * per item and 0.71 to 1.17 of {@code ReentrantLock} on the former, 0.81 to 1.29 on the latter.
  * One in transit for the whole lock (Dice's rule read literally) cured the latter but not the
  * former, and cost capacity 1 on platform threads a third: a woken producer then held back the
  * consumers' wakes, and the other way round. Per condition, a bounded buffer keeps one producer
