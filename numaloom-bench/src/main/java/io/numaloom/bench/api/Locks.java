@@ -19,7 +19,8 @@ import java.util.concurrent.locks.Lock;
  * </pre>
  *
  * <p>{@link #create(String)} knows {@link #names()}: numaloom's {@code VnaLock} ({@code VNA}, and {@code VNA_2_Q} with a
- * queue per socket), the JDK's {@code ReentrantLock} ({@code UNFAIR_REENTRANT}, {@code FAIR_REENTRANT}) and the bench's
+ * queue per socket), the JDK's {@code ReentrantLock} ({@code UNFAIR_REENTRANT}, {@code FAIR_REENTRANT}, and {@code
+ * UNFAIR_REENTRANT_TWIN}, the reference measured twice: what a lock that ties it reads in this run) and the bench's
  * baselines (MCS, CLH, ticket, TTAS, TAS, their NUMA-aware relatives, SHFL...), each new and unlocked. The baselines are
  * research locks of the bench, not for production; some have no conditions ({@link Lock#newCondition()} throws).
  *

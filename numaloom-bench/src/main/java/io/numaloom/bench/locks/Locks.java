@@ -22,6 +22,11 @@ import java.util.function.Function;
  * {@code VnaLock.withPlacement}, {@code VNA_2_Q} one per socket). The JDK locks and the non-NUMA baselines
  * ignore the nodes argument.
  *
+ * <p>{@value #TWIN} is a second unfair {@code ReentrantLock}, identical to {@code UNFAIR_REENTRANT} and measured as a
+ * lock of its own (its own points, its own forked JVMs): the reference measured twice, what a lock that ties it reads in
+ * this run. The report never names it VNA's best other lock nor recommends it; it gauges the noise of those figures
+ * ({@code io.numaloom.bench.report.BestOther}).
+ *
  * <p>{@value #SYNCHRONIZED} is a name the bench suite understands but that is not a {@link Lock}: it is
  * measured with real {@code synchronized} blocks. {@link #isSynchronized(String)} recognises it;
  * {@link #create(String)} rejects it with a message that says so. It is not in {@link #names()}.
@@ -29,6 +34,8 @@ import java.util.function.Function;
 public final class Locks {
     /** The name of the intrinsic monitor, measured by the bench suite without a {@link Lock} object. */
     public static final String SYNCHRONIZED = "SYNCHRONIZED";
+    /** The reference ({@code UNFAIR_REENTRANT}) under a second name, measured as a lock of its own: a noise gauge. */
+    public static final String TWIN = "UNFAIR_REENTRANT_TWIN";
 
     private static final Map<String, Function<NumaNodes, Lock>> FACTORIES = registry();
 
@@ -41,6 +48,7 @@ public final class Locks {
         m.put("VNA_2_Q", nodes -> nodes.isSystem() ? VnaLock.perSocket()
                 : VnaLock.withPlacement(nodes.socketCount(), () -> nodes.socketOf(nodes.current())));
         m.put("UNFAIR_REENTRANT", nodes -> new ReentrantLock());
+        m.put(TWIN, nodes -> new ReentrantLock());
         m.put("FAIR_REENTRANT", nodes -> new ReentrantLock(true));
         // the baselines of issue 4, one file each in this package
         m.put("NUMA_MCS", NumaMcsLock::new);
