@@ -54,9 +54,9 @@ final class Html {
             h.append("<a href=\"#").append(esc(s.bench().id())).append("\">").append(esc(s.bench().title())).append("</a>");
         }
         h.append("<a href=\"#machine\">Machine</a><a href=\"#config\">Configuration</a></nav>\n");
-        java.util.Map<String, BestOther.Line> bestOther = new java.util.HashMap<>();
+        java.util.Map<String, List<BestOther.Line>> bestOther = new java.util.HashMap<>();
         for (Report.Section s : sections) {
-            BestOther.of(s.bench(), s.rows()).ifPresent(line -> bestOther.put(s.bench().id(), line));
+            bestOther.put(s.bench().id(), BestOther.lines(s.bench(), s.rows()));
         }
         whoWon(h, summary, bestOther);
 
@@ -151,10 +151,10 @@ final class Html {
 
     /**
      * Each lock against its bench's baseline, per bench and thread count, with the one-line verdicts and VNA against the
-     * best other lock ({@link BestOther}).
+     * best other lock ({@link BestOther}), with the twin's line under it where the bench measured the twin.
      */
     private static void whoWon(StringBuilder h, List<Summary.BenchSummary> summary,
-                               java.util.Map<String, BestOther.Line> bestOther) {
+                               java.util.Map<String, List<BestOther.Line>> bestOther) {
         if (summary.stream().allMatch(s -> s.locks().isEmpty())) {
             return;
         }
@@ -185,9 +185,9 @@ final class Html {
             for (Summary.LockLine line : s.locks()) {
                 h.append("<li>").append(esc(line.verdict())).append("</li>");
             }
-            BestOther.Line best = bestOther.get(s.id());
-            if (best != null) {
-                h.append("<li>").append(esc(best.text())).append("</li>");
+            for (BestOther.Line best : bestOther.getOrDefault(s.id(), List.of())) {
+                h.append("<li>").append(esc(best.text())).append(best.isTwin() ? " (" + esc(TWIN_SENTENCE) + ")" : "")
+                        .append("</li>");
             }
             h.append("</ul>\n");
             if (s.locks().stream().anyMatch(l -> l.cells().stream().anyMatch(Summary.Cell::spansSessions))) {
@@ -310,7 +310,10 @@ final class Html {
                     .append("a latency is the difference of two readings, so one within twice that says the wait was too short ")
                     .append("to measure, not how long it was.</p>\n");
         }
-        BestOther.of(b, s.rows()).ifPresent(line -> bestOther(h, line));
+        List<BestOther.Line> lines = BestOther.lines(b, s.rows());
+        if (!lines.isEmpty()) {
+            bestOther(h, lines.getFirst(), lines.size() > 1 ? lines.get(1) : null);
+        }
         SerialBound.of(b, s.rows()).ifPresent(line -> serialBound(h, line));
         String placement = s.rows().stream().map(PointResult::placement).filter(p -> p != null && !p.isEmpty())
                 .findFirst().orElse(null);
@@ -319,8 +322,15 @@ final class Html {
         }
     }
 
-    /** VNA over the best other lock at each thread count of a bench, the lock named, with the mean and the lowest. */
-    private static void bestOther(StringBuilder h, BestOther.Line line) {
+    /** What the twin's figures are, wherever they are shown beside VNA's. */
+    static final String TWIN_SENTENCE = BestOther.TWIN + ", a second, identical unfair ReentrantLock: what a lock that "
+            + "ties the others reads here";
+
+    /**
+     * VNA over the best other lock at each thread count of a bench, the lock named, with the mean and the lowest; and
+     * the twin's row and figures under VNA's where there is a twin line ({@code twin} not null).
+     */
+    private static void bestOther(StringBuilder h, BestOther.Line line, BestOther.Line twin) {
         h.append("<p><b>").append(BestOther.LOCK).append(" against the best other lock</b> at each thread count: its ")
                 .append("throughput over the highest of the other locks' (▲ faster, ▼ slower where the two 95% intervals ")
                 .append("do not overlap; [ ] the best other lock was measured in another session).</p>\n")
@@ -330,15 +340,34 @@ final class Html {
         line.points().forEach(p -> h.append(td(p.best())));
         h.append("</tr>\n<tr><td class=\"l\">").append(BestOther.LOCK).append(" / best other</td>");
         line.points().forEach(p -> h.append(td(Summary.marked(p.cell()))));
-        h.append("</tr>\n</table>\n<p class=\"muted\">");
-        if (line.lowest() == null) {
-            h.append("No point whose best other lock was measured in the session of VNA's point.");
-        } else {
-            h.append(String.format(java.util.Locale.ROOT, "Geometric mean %.2f, lowest %.2f at %d thread%s (%s).",
-                    line.geometricMean(), line.lowest().cell().ratio(), line.lowest().cell().threads(),
-                    line.lowest().cell().threads() == 1 ? "" : "s", esc(line.lowest().best())));
+        h.append("</tr>\n");
+        if (twin != null) {
+            // The twin's cells under VNA's thread counts; its best other lock named only where it is not VNA's.
+            h.append("<tr><td class=\"l\">").append(BestOther.TWIN).append(" / best other</td>");
+            for (BestOther.Point p : line.points()) {
+                h.append(td(twin.points().stream().filter(q -> q.cell().threads() == p.cell().threads()).findFirst()
+                        .map(q -> Summary.marked(q.cell()) + (q.best().equals(p.best()) ? "" : " (" + q.best() + ")"))
+                        .orElse("")));
+            }
+            h.append("</tr>\n");
+        }
+        h.append("</table>\n<p class=\"muted\">").append(esc(figures(line)));
+        if (twin != null) {
+            String figures = figures(twin);
+            h.append(' ').append(esc(TWIN_SENTENCE)).append(": ").append(Character.toLowerCase(figures.charAt(0)))
+                    .append(esc(figures.substring(1)));
         }
         h.append("</p>\n");
+    }
+
+    /** "Geometric mean 1.04, lowest 0.80 at 1 thread (UNFAIR_REENTRANT).", or that no point of one session has one. */
+    private static String figures(BestOther.Line line) {
+        if (line.lowest() == null) {
+            return "No point whose best other lock was measured in the session of " + line.lock() + "'s point.";
+        }
+        return String.format(java.util.Locale.ROOT, "Geometric mean %.2f, lowest %.2f at %d thread%s (%s).",
+                line.geometricMean(), line.lowest().cell().ratio(), line.lowest().cell().threads(),
+                line.lowest().cell().threads() == 1 ? "" : "s", line.lowest().best());
     }
 
     /** Each lock's throughput above 1 thread over its own at 1 thread, or that there is no 1-thread point. */

@@ -31,6 +31,9 @@ import java.util.stream.Collectors;
  * where the two 95% confidence intervals do not overlap, as in every table of the report); then what to use and by how
  * much, or "tied within noise" where nothing is faster or slower.
  *
+ * <p>The twin ({@link BestOther#TWIN}, the reference measured twice) is never a choice: it is left out of the standings
+ * and of what to use, and the note of the locks not in the verdict names it as the noise gauge it is.
+ *
  * <p>The points are chosen so that every lock's mean is over the same points: the locks that measured the most points
  * first, a lock that has no point in common with those before it is named as left out (each bench's table still
  * compares it). A ratio whose two points were measured in different sessions of a resumed run is never counted, and the
@@ -118,8 +121,13 @@ public final class Recommendation {
         // Per lock, its ratios of one session by point, and the points where the ratio spans sessions.
         Map<String, Map<At, Summary.Cell>> compared = new LinkedHashMap<>();
         Map<String, Set<At>> across = new LinkedHashMap<>();
+        boolean twin = false;
         for (Summary.BenchSummary s : group) {
             for (Summary.LockLine line : s.locks()) {
+                if (line.lock().equals(BestOther.TWIN)) {
+                    twin = true; // the reference under another name: not a lock to choose
+                    continue;
+                }
                 Map<At, Summary.Cell> mine = compared.computeIfAbsent(line.lock(), k -> new LinkedHashMap<>());
                 for (Summary.Cell c : line.cells()) {
                     if (c.spansSessions()) {
@@ -147,7 +155,7 @@ public final class Recommendation {
             }
         }
         List<String> notes = new ArrayList<>();
-        String others = othersNote(leftOut, summaries, reference);
+        String others = othersNote(leftOut, twin, summaries, reference);
         if (others != null) {
             notes.add(others);
         }
@@ -274,11 +282,18 @@ public final class Recommendation {
         return sb.append('.').toString();
     }
 
-    /** The locks left out for want of a common point, and the benches compared with another reference. */
-    private static String othersNote(List<String> leftOut, List<Summary.BenchSummary> summaries, String reference) {
+    /**
+     * The locks left out for want of a common point, the twin where it was measured, and the benches compared with
+     * another reference.
+     */
+    private static String othersNote(List<String> leftOut, boolean twin, List<Summary.BenchSummary> summaries,
+                                     String reference) {
         List<String> parts = new ArrayList<>();
         if (!leftOut.isEmpty()) {
             parts.add(String.join(", ", leftOut) + " (no point in common with the locks above)");
+        }
+        if (twin) {
+            parts.add(BestOther.TWIN + " (" + Summary.BASELINE + " measured twice: a noise gauge, not a choice)");
         }
         Map<String, Set<String>> otherLocks = new LinkedHashMap<>();
         for (Summary.BenchSummary s : summaries) {

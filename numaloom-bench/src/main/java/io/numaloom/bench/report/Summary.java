@@ -40,6 +40,11 @@ public final class Summary {
     public static final String CSV_BASELINE = "baseline";
     /** The {@code comparison} of a row of VNA against the best other lock ({@link BestOther}). */
     public static final String CSV_BEST_OTHER = "best-other";
+    /**
+     * The {@code comparison} of a row of the twin ({@link BestOther#TWIN}, the reference measured twice) against the
+     * same best other lock: what a lock that ties the others reads.
+     */
+    public static final String CSV_TWIN_BEST_OTHER = "twin-best-other";
     /** The {@code comparison} of a row of a lock against its own 1-thread point ({@link SerialBound}). */
     public static final String CSV_SERIAL_BOUND = "serial-bound";
     static final String BASELINE_NAME = "unfair ReentrantLock";
@@ -164,7 +169,7 @@ public final class Summary {
     static String verdict(String lock, String baselineName, List<Cell> cells, double geometricMean) {
         List<Cell> compared = cells.stream().filter(c -> !c.spansSessions()).toList();
         List<Cell> across = cells.stream().filter(Cell::spansSessions).toList();
-        StringBuilder sb = new StringBuilder(lock).append(": ");
+        StringBuilder sb = new StringBuilder(lock).append(lock.equals(BestOther.TWIN) ? " " + TWIN_NOTE : "").append(": ");
         if (compared.isEmpty()) {
             sb.append("not compared with ").append(baselineName);
         } else if (compared.stream().allMatch(c -> c.verdict() == Verdict.TIED)) {
@@ -341,6 +346,9 @@ public final class Summary {
         return sb.toString();
     }
 
+    /** What the twin ({@link BestOther#TWIN}) is, after its name in a verdict line. */
+    static final String TWIN_NOTE = "(the reference measured twice, a noise gauge)";
+
     /** What a ratio in brackets means, in the console and the report. */
     static final String SESSIONS_NOTE = "[ ]: the two points were measured in different sessions of the resumed run "
             + "(see machine.json): shown, but left out of every verdict and mean";
@@ -369,13 +377,16 @@ public final class Summary {
     }
 
     /**
-     * Writes {@code summary.csv}, three kinds of rows told apart by the {@code comparison} column, {@code reference}
+     * Writes {@code summary.csv}, four kinds of rows told apart by the {@code comparison} column, {@code reference}
      * naming what the row's lock is compared with ({@code baselineOpsPerMs} is its throughput):
      * <ul>
      * <li>{@value #CSV_BASELINE}: one row per lock and thread count against the bench's baseline, then one per lock
      * with the geometric mean of the throughput ratios (threads {@code geomean});</li>
      * <li>{@value #CSV_BEST_OTHER}: one row per thread count of VNA against the other lock with the highest throughput
      * there, then one with the geometric mean;</li>
+     * <li>{@value #CSV_TWIN_BEST_OTHER}: the same rows for {@link BestOther#TWIN} (lock {@code UNFAIR_REENTRANT_TWIN}),
+     * where the bench measured it beside VNA: the reference measured twice against the same other locks, what a lock
+     * that ties them reads;</li>
      * <li>{@value #CSV_SERIAL_BOUND}: one row per lock and thread count above 1 against the same lock at 1 thread; where
      * the lock has no 1-thread point, the ratio is empty and the verdict {@code no-1-thread-point}.</li>
      * </ul>
@@ -396,10 +407,11 @@ public final class Summary {
             }
         }
         for (BestOther.Line line : bestOthers) {
+            String comparison = line.isTwin() ? CSV_TWIN_BEST_OTHER : CSV_BEST_OTHER;
             for (BestOther.Point p : line.points()) {
-                csvRow(sb, line.bench(), BestOther.LOCK, p.cell(), CSV_BEST_OTHER, p.best());
+                csvRow(sb, line.bench(), line.lock(), p.cell(), comparison, p.best());
             }
-            csvMean(sb, line.bench(), BestOther.LOCK, line.geometricMean(), CSV_BEST_OTHER, "");
+            csvMean(sb, line.bench(), line.lock(), line.geometricMean(), comparison, "");
         }
         for (SerialBound.BenchLine b : serialBounds) {
             for (SerialBound.LockLine line : b.locks()) {

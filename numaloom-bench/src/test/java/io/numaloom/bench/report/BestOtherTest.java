@@ -1,6 +1,7 @@
 package io.numaloom.bench.report;
 
 import io.numaloom.bench.config.BenchConfig;
+import io.numaloom.bench.config.BenchDefinition;
 import io.numaloom.bench.config.ConfigReader;
 import io.numaloom.bench.result.PointResult;
 import io.numaloom.bench.result.ResultStore;
@@ -22,7 +23,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * VNA against the best other lock of each bench and every lock's serial-bound ratio, read from a results folder as the
  * report reads it: the named best lock and the ratios at each thread count, a bench without a 1-thread point, a lock
- * whose 1-thread point failed, and a bench without VNA; in summary.csv, index.html and the console's line.
+ * whose 1-thread point failed, and a bench without VNA; in summary.csv, index.html and the console's line. Then the
+ * twin, the reference measured twice: never VNA's best other lock, its own line against the same best other lock where
+ * the bench measured VNA too, shown wherever VNA's line is, and never recommended.
  */
 class BestOtherTest {
     /**
@@ -203,6 +206,171 @@ class BestOtherTest {
         String c = section(html, "c");
         assertFalse(c.contains("best other"), "c has no VNA: " + c);
         assertTrue(c.contains("<tr><td class=\"l\">UNFAIR_REENTRANT</td><td>0.50 ▼</td></tr>"), c);
+    }
+
+    /**
+     * Bench t measured VNA, the reference, SHFL and the twin: the twin is the fastest lock at 1 thread, the reference
+     * is the best other lock at 1 and 8 threads, SHFL at 2. Bench u has no twin; bench v has the twin but no VNA.
+     */
+    private static final String TWIN_CONFIG = """
+            { "benches": [
+              { "name": "randBash", "id": "t", "payload": { "threads": [1, 2, 8], "locks": [ { "name": "VNA" },
+                { "name": "UNFAIR_REENTRANT" }, { "name": "SHFL" }, { "name": "UNFAIR_REENTRANT_TWIN" } ] } },
+              { "name": "randBash", "id": "u", "payload": { "threads": [2], "locks": [ { "name": "VNA" },
+                { "name": "UNFAIR_REENTRANT" } ] } },
+              { "name": "randBash", "id": "v", "payload": { "threads": [2], "locks": [ { "name": "UNFAIR_REENTRANT" },
+                { "name": "UNFAIR_REENTRANT_TWIN" }, { "name": "SHFL" } ] } } ] }
+            """;
+
+    private static List<PointResult> twinRows() {
+        return List.of(
+                // x1: the twin is the fastest of all, the reference the best of the others.
+                row("t", "VNA", 1, 110, 105, 115), row("t", "UNFAIR_REENTRANT", 1, 120, 115, 125),
+                row("t", "SHFL", 1, 100, 95, 105), row("t", "UNFAIR_REENTRANT_TWIN", 1, 140, 135, 145),
+                // x2: SHFL is the best other lock; VNA is above everything, the twin below SHFL.
+                row("t", "VNA", 2, 200, 190, 210), row("t", "UNFAIR_REENTRANT", 2, 100, 95, 105),
+                row("t", "SHFL", 2, 160, 150, 170), row("t", "UNFAIR_REENTRANT_TWIN", 2, 90, 85, 95),
+                // x8: the reference is the best other lock; the twin ties it, VNA is below it.
+                row("t", "VNA", 8, 85, 80, 90), row("t", "UNFAIR_REENTRANT", 8, 100, 95, 105),
+                row("t", "SHFL", 8, 80, 75, 85), row("t", "UNFAIR_REENTRANT_TWIN", 8, 98, 93, 103),
+                row("u", "VNA", 2, 100, 95, 105), row("u", "UNFAIR_REENTRANT", 2, 50, 45, 55),
+                row("v", "UNFAIR_REENTRANT", 2, 100, 95, 105), row("v", "UNFAIR_REENTRANT_TWIN", 2, 150, 145, 155),
+                row("v", "SHFL", 2, 80, 75, 85));
+    }
+
+    private static BenchConfig twinFolder(Path dir, List<PointResult> rows) throws Exception {
+        RecommendationTest.resultsFolder(dir, TWIN_CONFIG, rows);
+        return ConfigReader.parseSaved(Files.readString(dir.resolve(ResultsDirectory.CONFIG_FILE)), "config.json");
+    }
+
+    @Test
+    void theTwinIsNeverVnasBestOtherLockEvenWhereItIsTheFastest(@TempDir Path dir) throws Exception {
+        BenchConfig config = twinFolder(dir, twinRows());
+        BenchDefinition t = config.activeBenches().getFirst();
+        BestOther.Line vna = BestOther.of(t, ResultStore.load(dir)).orElseThrow();
+        assertEquals("VNA", vna.lock());
+        assertFalse(vna.isTwin());
+        assertEquals(List.of("UNFAIR_REENTRANT", "SHFL", "UNFAIR_REENTRANT"),
+                vna.points().stream().map(BestOther.Point::best).toList(), "the twin, fastest at x1, is not named");
+        assertEquals(110 / 120.0, vna.points().getFirst().cell().ratio(), 1e-12);
+
+        List<PointResult> withoutTwin = twinRows().stream().filter(r -> !r.lock().equals(BestOther.TWIN)).toList();
+        assertEquals(vna, BestOther.of(t, withoutTwin).orElseThrow(), "VNA's line is the same without the twin's points");
+    }
+
+    @Test
+    void theTwinsLineHoldsItAgainstTheSameBestOtherLockAsVnasLine(@TempDir Path dir) throws Exception {
+        BenchConfig config = twinFolder(dir, twinRows());
+        BenchDefinition t = config.activeBenches().getFirst();
+        List<BestOther.Line> lines = BestOther.lines(t, ResultStore.load(dir));
+        assertEquals(List.of("VNA", BestOther.TWIN), lines.stream().map(BestOther.Line::lock).toList(), "VNA's, then the twin's");
+        BestOther.Line vna = lines.getFirst();
+        BestOther.Line twin = lines.get(1);
+        assertTrue(twin.isTwin());
+        assertEquals(vna.points().stream().map(p -> p.cell().threads()).toList(),
+                twin.points().stream().map(p -> p.cell().threads()).toList());
+        assertEquals(vna.points().stream().map(BestOther.Point::best).toList(),
+                twin.points().stream().map(BestOther.Point::best).toList(), "the same best other lock at each thread count");
+        assertEquals(List.of(140 / 120.0, 90 / 160.0, 0.98), twin.points().stream().map(p -> p.cell().ratio()).toList());
+        assertEquals(List.of(Summary.Verdict.FASTER, Summary.Verdict.SLOWER, Summary.Verdict.TIED),
+                twin.points().stream().map(p -> p.cell().verdict()).toList());
+        assertEquals(Math.pow((140 / 120.0) * (90 / 160.0) * 0.98, 1 / 3.0), twin.geometricMean(), 1e-12);
+        assertEquals(2, twin.lowest().cell().threads());
+        assertEquals("UNFAIR_REENTRANT_TWIN / best other: x1 1.17 ▲ (UNFAIR_REENTRANT), x2 0.56 ▼ (SHFL), "
+                + "x8 0.98 (UNFAIR_REENTRANT); geometric mean 0.86, lowest 0.56 at x2", twin.text());
+    }
+
+    @Test
+    void noTwinLineWithoutTheTwinOrWithoutVna(@TempDir Path dir) throws Exception {
+        BenchConfig config = twinFolder(dir, twinRows());
+        List<PointResult> rows = ResultStore.load(dir);
+        List<BestOther.Line> lines = BestOther.of(config, rows);
+        assertEquals(List.of("t VNA", "t " + BestOther.TWIN, "u VNA"),
+                lines.stream().map(l -> l.bench() + " " + l.lock()).toList(), "u has no twin, v no VNA");
+        BenchDefinition v = config.activeBenches().get(2);
+        assertTrue(BestOther.twin(v, rows).isEmpty(), "the twin against SHFL alone, without VNA: no line");
+
+        BenchDefinition t = config.activeBenches().getFirst();
+        List<PointResult> vnaFailed = new ArrayList<>(rows.stream().filter(r -> !r.lock().equals("VNA")).toList());
+        vnaFailed.add(failed("t", "VNA", 1));
+        assertEquals(List.of(), BestOther.lines(t, vnaFailed), "VNA in the bench but never measured: no line, no twin line");
+    }
+
+    @Test
+    void summaryCsvTheConsoleAndTheReportCarryTheTwinsLineUnderVnas(@TempDir Path dir) throws Exception {
+        BenchConfig config = twinFolder(dir, twinRows());
+        List<PointResult> rows = ResultStore.load(dir);
+        Summary.writeCsv(dir, Summary.of(config, rows), BestOther.of(config, rows), SerialBound.of(config, rows));
+        List<String> csv = Files.readAllLines(dir.resolve(Summary.FILE));
+        for (String line : List.of(
+                "t,VNA,1,110,120,0.9167,tied,,1,1,best-other,UNFAIR_REENTRANT",
+                "t,UNFAIR_REENTRANT_TWIN,1,140,120,1.1667,faster,,1,1,twin-best-other,UNFAIR_REENTRANT",
+                "t,UNFAIR_REENTRANT_TWIN,2,90,160,0.5625,slower,,1,1,twin-best-other,SHFL",
+                "t,UNFAIR_REENTRANT_TWIN,8,98,100,0.9800,tied,,1,1,twin-best-other,UNFAIR_REENTRANT",
+                "t,UNFAIR_REENTRANT_TWIN,geomean,,,0.8632,,,,,twin-best-other,",
+                "t,UNFAIR_REENTRANT_TWIN,1,140,120,1.1667,faster,,1,1,baseline,UNFAIR_REENTRANT")) {
+            assertTrue(csv.contains(line), "summary.csv lacks " + line + ":\n" + String.join("\n", csv));
+        }
+        assertTrue(csv.stream().filter(l -> l.contains(",best-other,")).allMatch(l -> l.split(",")[1].equals("VNA")),
+                "best-other rows are VNA's only: " + csv);
+        assertTrue(csv.stream().noneMatch(l -> (l.startsWith("u,") || l.startsWith("v,")) && l.contains("twin-best-other")));
+
+        assertEquals(List.of("VNA / the best other lock of each bench at each thread count (▲ faster, ▼ slower: 95% "
+                        + "intervals apart)",
+                "  t: x1 0.92 (UNFAIR_REENTRANT), x2 1.25 ▲ (SHFL), x8 0.85 ▼ (UNFAIR_REENTRANT); geometric mean 0.99, "
+                        + "lowest 0.85 at x8",
+                "  t (twin, what a tie reads): x1 1.17 ▲ (UNFAIR_REENTRANT), x2 0.56 ▼ (SHFL), x8 0.98 (UNFAIR_REENTRANT); "
+                        + "geometric mean 0.86, lowest 0.56 at x2",
+                "  u: x2 2.00 ▲ (UNFAIR_REENTRANT); geometric mean 2.00, lowest 2.00 at x2"),
+                BestOther.text(BestOther.of(config, rows)).lines().toList(), "the twin's line under VNA's");
+
+        List<Report.Section> sections = config.activeBenches().stream()
+                .map(b -> new Report.Section(b, rows.stream().filter(x -> x.bench().equals(b.id())).toList(), false)).toList();
+        String html = Html.render(config, "{}", sections, Summary.of(config, rows), Recommendation.of(config, rows, null),
+                null, null);
+        String whoWon = html.substring(html.indexOf("id=\"summary\""), html.indexOf("id=\"t\""));
+        assertTrue(whoWon.contains("<li>VNA / best other: x1 0.92 (UNFAIR_REENTRANT), x2 1.25 ▲ (SHFL), x8 0.85 ▼ "
+                + "(UNFAIR_REENTRANT); geometric mean 0.99, lowest 0.85 at x8</li><li>UNFAIR_REENTRANT_TWIN / best other: "
+                + "x1 1.17 ▲ (UNFAIR_REENTRANT), x2 0.56 ▼ (SHFL), x8 0.98 (UNFAIR_REENTRANT); geometric mean 0.86, lowest "
+                + "0.56 at x2 (UNFAIR_REENTRANT_TWIN, a second, identical unfair ReentrantLock: what a lock that ties the "
+                + "others reads here)</li>"), whoWon);
+        String t = section(html, "t");
+        for (String fragment : List.of(
+                "<tr><td class=\"l\">VNA / best other</td><td>0.92</td><td>1.25 ▲</td><td>0.85 ▼</td></tr>\n"
+                        + "<tr><td class=\"l\">UNFAIR_REENTRANT_TWIN / best other</td><td>1.17 ▲</td><td>0.56 ▼</td>"
+                        + "<td>0.98</td></tr>",
+                "Geometric mean 0.99, lowest 0.85 at 8 threads (UNFAIR_REENTRANT). UNFAIR_REENTRANT_TWIN, a second, "
+                        + "identical unfair ReentrantLock: what a lock that ties the others reads here: geometric mean 0.86, "
+                        + "lowest 0.56 at 2 threads (SHFL).")) {
+            assertTrue(t.contains(fragment), "bench t lacks " + fragment + ":\n" + t);
+        }
+        assertFalse(section(html, "u").contains(BestOther.TWIN), "no twin row without the twin");
+    }
+
+    @Test
+    void theVerdictNeverRanksNorRecommendsTheTwin(@TempDir Path dir) throws Exception {
+        // v's twin is 1.5x the reference, faster at its point; t's at x1: a lock in its place would be recommended.
+        twinFolder(dir, twinRows());
+        Recommendation verdict = Recommendation.read(dir);
+        assertTrue(verdict.standings().stream().noneMatch(s -> s.lock().equals(BestOther.TWIN)), verdict.text());
+        assertTrue(verdict.lockLines().stream().noneMatch(l -> l.contains(BestOther.TWIN)), verdict.text());
+        assertTrue(verdict.use() != null && !verdict.use().contains(BestOther.TWIN), verdict.text());
+        assertTrue(verdict.header().contains("for all 3 locks"), "VNA, SHFL and the reference: " + verdict.header());
+        assertTrue(verdict.notes().contains("Not in this verdict, compared in each bench's table: UNFAIR_REENTRANT_TWIN "
+                + "(UNFAIR_REENTRANT measured twice: a noise gauge, not a choice)."), verdict.text());
+        assertTrue(verdict.lines().size() <= Recommendation.MAX_LINES);
+
+        List<PointResult> onlyTwin = List.of(row("v", "UNFAIR_REENTRANT", 2, 100, 95, 105),
+                row("v", "UNFAIR_REENTRANT_TWIN", 2, 150, 145, 155));
+        Recommendation alone = Recommendation.of(twinFolder(Files.createDirectories(dir.resolve("alone")), onlyTwin),
+                onlyTwin, null);
+        assertTrue(alone.standings().isEmpty() && (alone.use() == null || !alone.use().contains(BestOther.TWIN)),
+                "the twin beside the reference alone is no verdict: " + alone.text());
+
+        List<Summary.BenchSummary> summary = Summary.of(ConfigReader.parseSaved(
+                Files.readString(dir.resolve(ResultsDirectory.CONFIG_FILE)), "config.json"), twinRows());
+        assertTrue(Summary.text(summary).contains("  UNFAIR_REENTRANT_TWIN (the reference measured twice, a noise gauge): "),
+                "its verdict line in who won says what it is: " + Summary.text(summary));
     }
 
     /** The part of index.html of one bench: from its heading to the next. */
