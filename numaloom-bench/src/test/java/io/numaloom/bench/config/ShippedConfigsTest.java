@@ -73,7 +73,8 @@ class ShippedConfigsTest {
     /**
      * The short critical sections and the thesis's three configurations measure VnaLock beside the locks its summary is
      * held against (issue 46): unfair ReentrantLock, the reference; synchronized; SHFL and NUMA_MCS, the best baselines;
-     * and each says how long it takes.
+     * and each says how long it takes. The short critical sections also measure the twin, what a lock that ties the
+     * others reads against the best of them.
      */
     @Test
     void theShortCriticalSectionsAndTheThesisConfigurationsIncludeTheBestBaselinesAndSynchronized() throws Exception {
@@ -86,6 +87,10 @@ class ShippedConfigsTest {
             }
             assertTrue(config.description().matches("(?s).*[0-9]+ minutes.*"), file + " says how long it takes: "
                     + config.description());
+        }
+        for (BenchDefinition b : ConfigReader.read(CONFIGS.resolve("short-critical-sections.json")).activeBenches()) {
+            assertTrue(b.locks().contains("UNFAIR_REENTRANT_TWIN"), "the noise gauge of VNA against the best other lock: "
+                    + b.id() + ": " + b.locks());
         }
     }
 
