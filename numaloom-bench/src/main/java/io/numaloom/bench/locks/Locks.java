@@ -22,9 +22,9 @@ import java.util.function.Function;
  * {@code VnaLock.withPlacement}, {@code VNA_2_Q} one per socket). The JDK locks and the non-NUMA baselines
  * ignore the nodes argument.
  *
- * <p>{@value #TWIN} is a second unfair {@code ReentrantLock}, identical to {@code UNFAIR_REENTRANT} and measured as a
- * lock of its own (its own points, its own forked JVMs): the reference measured twice, what a lock that ties it reads in
- * this run. The report never names it VNA's best other lock nor recommends it; it gauges the noise of those figures
+ * <p>{@value #TWIN} is a second unfair {@code ReentrantLock}, identical to {@code UNFAIR_REENTRANT} and measured as
+ * a lock of its own (its own points, its own forked JVMs): the reference measured twice, what a lock that ties it reads
+ * in this run. The report never names it VNA's best other lock nor recommends it; it gauges the noise of those figures
  * ({@code io.numaloom.bench.report.BestOther}).
  *
  * <p>{@value #SYNCHRONIZED} is a name the bench suite understands but that is not a {@link Lock}: it is

@@ -24,12 +24,12 @@ import java.util.stream.Collectors;
  * where no other lock was measured in that session is it taken from another, and that ratio is shown in brackets and
  * counted in neither the geometric mean nor the lowest ratio, as {@link Summary.Cell#spansSessions()} says.
  *
- * <p>The highest of several noisy locks is biased upward: a lock that ties the others still reads below 1 against the
- * best of them. {@value #TWIN}, a second unfair {@code ReentrantLock} identical to {@code UNFAIR_REENTRANT} and measured
- * as a lock of its own, gauges that bias within the run. It is never VNA's best other lock (it is the reference under
- * another name, so VNA's line is the same with or without it); where a bench measured both, the twin gets a line of its
- * own, computed as VNA's against the same candidates (every lock of the bench but VNA and the twin): what a lock that
- * ties the others reads in this run.
+ * <p>The highest of several noisy locks is biased upward: a lock that ties the others still reads below 1 against
+ * the best of them. {@value #TWIN}, a second unfair {@code ReentrantLock} identical to {@code UNFAIR_REENTRANT} and
+ * measured as a lock of its own, gauges that bias within the run. It is never VNA's best other lock (it is the
+ * reference under another name, so VNA's line is the same with or without it); where a bench measured both, the twin
+ * gets a line of its own, computed as VNA's against the same candidates (every lock of the bench but VNA and the twin):
+ * what a lock that ties the others reads in this run.
  *
  * <p>A bench that did not measure {@value #LOCK}, or no other lock at any of VNA's thread counts, has no line; nor then
  * a twin line.
@@ -63,7 +63,8 @@ public final class BestOther {
      * @param geometricMean of the ratios of the points measured in one session; NaN if there is none
      * @param lowest        the point of one session with the lowest ratio; null if there is none
      */
-    public record Line(String bench, String title, String lock, List<Point> points, double geometricMean, Point lowest) {
+    public record Line(String bench, String title, String lock, List<Point> points, double geometricMean,
+                       Point lowest) {
         /**
          * "VNA / best other: x1 0.99 (SHFL), x2 1.60 ▲ (UNFAIR_REENTRANT), x8 0.95 ▼ (NUMA_MCS); geometric mean 1.15,
          * lowest 0.95 at x8"; "UNFAIR_REENTRANT_TWIN / best other: ..." for the twin.
@@ -114,8 +115,8 @@ public final class BestOther {
     }
 
     /**
-     * The twin's line of {@code bench}: as VNA's, the twin against the best of the same other locks (neither VNA nor the
-     * twin); empty where the bench has no VNA line or did not measure the twin beside another lock.
+     * The twin's line of {@code bench}: as VNA's, the twin against the best of the same other locks (neither VNA nor
+     * the twin); empty where the bench has no VNA line or did not measure the twin beside another lock.
      */
     public static Optional<Line> twin(BenchDefinition bench, List<PointResult> rows) {
         if (of(bench, rows).isEmpty()) {
@@ -143,7 +144,8 @@ public final class BestOther {
             }
             List<PointResult> others = measured.stream().filter(r -> r.threads() == t && !r.lock().equals(subject)
                     && !excluded.contains(r.lock())).toList();
-            List<PointResult> sameSession = others.stream().filter(r -> r.sessionOrFirst() == mine.sessionOrFirst()).toList();
+            List<PointResult> sameSession = others.stream().filter(r -> r.sessionOrFirst() == mine.sessionOrFirst())
+                    .toList();
             (sameSession.isEmpty() ? others : sameSession).stream()
                     .max(Comparator.comparingDouble(PointResult::opsPerMs)
                             .thenComparing(r -> -bench.locks().indexOf(r.lock())))

@@ -169,7 +169,8 @@ public final class Summary {
     static String verdict(String lock, String baselineName, List<Cell> cells, double geometricMean) {
         List<Cell> compared = cells.stream().filter(c -> !c.spansSessions()).toList();
         List<Cell> across = cells.stream().filter(Cell::spansSessions).toList();
-        StringBuilder sb = new StringBuilder(lock).append(lock.equals(BestOther.TWIN) ? " " + TWIN_NOTE : "").append(": ");
+        StringBuilder sb = new StringBuilder(lock).append(lock.equals(BestOther.TWIN) ? " " + TWIN_NOTE : "")
+                .append(": ");
         if (compared.isEmpty()) {
             sb.append("not compared with ").append(baselineName);
         } else if (compared.stream().allMatch(c -> c.verdict() == Verdict.TIED)) {
