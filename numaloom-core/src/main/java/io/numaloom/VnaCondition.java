@@ -284,7 +284,14 @@ final class VnaCondition implements Condition {
             dequeueFirst(w);
             if (w.signal()) {
                 boolean wakeNow = transit == null; // else it waits its turn (see VnaDeferredWakes)
-                boolean deferred = lock.deferWake(w, wakeNow);
+                boolean deferred;
+                try {
+                    deferred = lock.deferWake(w, wakeNow);
+                } catch (RuntimeException | Error e) { // a key's equals threw: the waiter is woken now, not lost
+                    w.signalled();
+                    LockSupport.unpark(w.thread);
+                    throw e;
+                }
                 w.signalled();
                 if (!deferred) {
                     LockSupport.unpark(w.thread);
@@ -334,7 +341,12 @@ final class VnaCondition implements Condition {
             n.wakeNext = null;
             if (n.inTransit) { // else it re-acquired by itself (a timeout or an interrupt after its signal)
                 transit = n;
-                lock.wakeAtRelease(n);
+                try {
+                    lock.wakeAtRelease(n);
+                } catch (RuntimeException | Error e) { // a key's equals threw: woken now, early but not stranded
+                    LockSupport.unpark(n.thread);
+                    throw e;
+                }
                 return;
             }
         }

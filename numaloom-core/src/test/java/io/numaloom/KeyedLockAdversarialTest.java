@@ -360,4 +360,131 @@ class KeyedLockAdversarialTest {
         assertNull(KeyedLock.tableFactory);
         assertEquals(0, locks.activeKeys());
     }
+
+    /**
+     * A key whose {@code equals} throws, once armed, while a method of the given name is on the stack.
+     * Copies share the arming, so an equal copy can be looked up against the record of the original.
+     */
+    static final class TrapKey {
+        final int id;
+        final String method;
+        final AtomicBoolean armed;
+
+        TrapKey(int id, String method, AtomicBoolean armed) {
+            this.id = id;
+            this.method = method;
+            this.armed = armed;
+        }
+
+        @Override public int hashCode() { return id; }
+
+        @Override public boolean equals(Object o) {
+            if (armed.get() && StackWalker.getInstance().walk(s -> s.anyMatch(f -> f.getMethodName().equals(method)))) {
+                throw new IllegalStateException("equals failed");
+            }
+            return o instanceof TrapKey k && k.id == id;
+        }
+    }
+
+    /**
+     * A key's lock seen through two equal keys: the record is bound to {@code original} (bound on first
+     * lock, which only goes through it), and the condition belongs to the view of {@code copy}, so the
+     * condition's hand-overs look the record up with the copy's {@code equals}.
+     */
+    private record Trap(TrapKey original, KeyedLock<TrapKey>.KeyLock lock, KeyedLock<TrapKey>.KeyLock view,
+                        Condition cond, AtomicInteger waiting) {
+        static Trap of(String method) {
+            AtomicBoolean armed = new AtomicBoolean();
+            KeyedLock<TrapKey> locks = KeyedLock.builder().bindOnFirstLock(true).build();
+            TrapKey original = new TrapKey(11, method, armed);
+            KeyedLock<TrapKey>.KeyLock view = locks.forKey(new TrapKey(11, method, armed));
+            return new Trap(original, locks.forKey(original), view, view.newCondition(), new AtomicInteger());
+        }
+
+        void arm(boolean on) {
+            original.armed.set(on);
+        }
+
+        /** Starts a thread that awaits the condition once, records how it ended, and unlocks. */
+        Thread awaitOnce(AtomicReference<Object> ended) {
+            return Thread.ofPlatform().start(() -> {
+                lock.lock();
+                try {
+                    waiting.incrementAndGet();
+                    cond.awaitUninterruptibly();
+                    ended.set("returned");
+                } catch (RuntimeException e) {
+                    ended.set(e);
+                } finally {
+                    lock.unlock();
+                }
+            });
+        }
+
+        /** Waits until {@code n} threads have entered their await and released the key. */
+        void untilWaiting(int n) {
+            while (waiting.get() < n) {
+                Thread.onSpinWait();
+            }
+            lock.lock(); // each waiter holds the key until its await has released it
+            lock.unlock();
+        }
+    }
+
+    /**
+     * A signal whose hand-over to the key's lock throws (the key's {@code equals}, looked up to count
+     * the waiter as queued): the exception reaches the signaller, and the waiter, already taken off the
+     * condition, is woken rather than left spinning on a signal that never completes.
+     */
+    @Test
+    void aSignalWhoseHandOverThrowsStillWakesItsWaiter() throws Exception {
+        Trap trap = Trap.of("deferWake");
+        AtomicReference<Object> ended = new AtomicReference<>();
+        Thread waiter = trap.awaitOnce(ended);
+        trap.untilWaiting(1);
+        trap.lock().lock();
+        try {
+            trap.arm(true);
+            assertThrows(IllegalStateException.class, trap.cond()::signal);
+            trap.arm(false);
+            assertFalse(trap.view().hasWaiters(trap.cond()), "the signal took the waiter off the condition");
+        } finally {
+            trap.lock().unlock();
+        }
+        waiter.join(TimeUnit.SECONDS.toMillis(30));
+        assertFalse(waiter.isAlive(), "the waiter of the failed signal was never released");
+        assertEquals("returned", ended.get());
+    }
+
+    /**
+     * The waiter in transit passes the turn to the next signalled waiter ({@link VnaDeferredWakes}); where
+     * that hand-over throws (the key's {@code equals}), the exception reaches the waiter in transit, which
+     * holds the key again, and the next waiter is woken at once rather than stranded.
+     */
+    @Test
+    void aTurnWhoseHandOverThrowsStillWakesTheNextWaiter() throws Exception {
+        Trap trap = Trap.of("wakeAtRelease");
+        AtomicReference<Object> firstEnded = new AtomicReference<>();
+        AtomicReference<Object> secondEnded = new AtomicReference<>();
+        Thread first = trap.awaitOnce(firstEnded);
+        trap.untilWaiting(1);
+        Thread second = trap.awaitOnce(secondEnded);
+        trap.untilWaiting(2);
+        trap.lock().lock();
+        try {
+            trap.cond().signalAll(); // the first in transit, the second waits its turn
+            trap.arm(true); // the first's re-acquisition hands the turn on, looking the record up
+        } finally {
+            trap.lock().unlock();
+        }
+        first.join(TimeUnit.SECONDS.toMillis(30));
+        assertFalse(first.isAlive(), "the waiter in transit never returned");
+        assertTrue(firstEnded.get() instanceof IllegalStateException,
+                "the hand-over's exception reached the waiter in transit: " + firstEnded.get());
+        second.join(TimeUnit.SECONDS.toMillis(30));
+        assertFalse(second.isAlive(), "the second signalled waiter was stranded by the failed hand-over");
+        trap.arm(false);
+        assertEquals("returned", secondEnded.get());
+        assertFalse(trap.lock().isLocked());
+    }
 }
