@@ -76,7 +76,12 @@ class BestOtherTest {
 
     /** The folder's configuration and rows, read back as the report reads them. */
     private static BenchConfig folder(Path dir, List<PointResult> rows) throws Exception {
-        RecommendationTest.resultsFolder(dir, CONFIG, rows);
+        return folder(dir, CONFIG, rows);
+    }
+
+    /** The folder of {@code config} (a configuration's JSON) and rows, read back as the report reads them. */
+    private static BenchConfig folder(Path dir, String config, List<PointResult> rows) throws Exception {
+        RecommendationTest.resultsFolder(dir, config, rows);
         return ConfigReader.parseSaved(Files.readString(dir.resolve(ResultsDirectory.CONFIG_FILE)), "config.json");
     }
 
@@ -239,8 +244,7 @@ class BestOtherTest {
     }
 
     private static BenchConfig twinFolder(Path dir, List<PointResult> rows) throws Exception {
-        RecommendationTest.resultsFolder(dir, TWIN_CONFIG, rows);
-        return ConfigReader.parseSaved(Files.readString(dir.resolve(ResultsDirectory.CONFIG_FILE)), "config.json");
+        return folder(dir, TWIN_CONFIG, rows);
     }
 
     @Test
