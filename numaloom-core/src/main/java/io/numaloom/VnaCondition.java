@@ -140,9 +140,7 @@ final class VnaCondition implements Condition {
             LockSupport.park(this);
             interrupted |= Thread.interrupted();
         }
-        waitEnded();
-        lock.reacquire(saved, w);
-        reacquired(w);
+        relock(w, saved);
         if (event != null) {
             event.returned(false);
         }
@@ -244,9 +242,7 @@ final class VnaCondition implements Condition {
     /** Re-acquires, cleans up, applies the interrupt rules; returns {@code timedOut}. */
     private boolean finish(Waiter w, int saved, int mode, boolean timedOut, ConditionAwaitEvent event)
             throws InterruptedException {
-        waitEnded();
-        lock.reacquire(saved, w);
-        reacquired(w);
+        relock(w, saved);
         if (event != null) {
             event.returned(timedOut);
         }
@@ -316,11 +312,17 @@ final class VnaCondition implements Condition {
         unwokenLast = w;
     }
 
-    private static void waitEnded() {
+    /**
+     * Re-acquires the lock for {@code w}, whose wait has ended, restoring {@code saved} holds, and, if {@code w} was
+     * this condition's waiter in transit, hands the turn on ({@link #reacquired}).
+     */
+    private void relock(Waiter w, int saved) {
         VnaSeams seams = VnaSeams.installed;
         if (seams != null) {
             seams.conditionWaitEnded();
         }
+        lock.reacquire(saved, w);
+        reacquired(w);
     }
 
     /**
