@@ -15,6 +15,14 @@ abstract class GuardedRegionFields extends GuardedRegionPadBefore {
     long acquisitions;
     /** Handoffs (consecutive acquisitions) that stayed on one node. Guarded by the region's mutex. */
     long localHandoffs;
+    /** With {@link GuardedRegion#TIMED}: the last holder, and when its section's work ended (nanoTime, 0 before). */
+    Object lastHolder;
+    long sectionEnd;
+    /** With {@link GuardedRegion#TIMED}: the gaps between sections (see {@link SectionGaps}). Guarded by the mutex. */
+    long gaps;
+    long gapNs;
+    long ownerChanges;
+    long handoffGapNs;
 }
 
 /** Padding after the fields (class-hierarchy padding: the JVM does not reorder fields across classes). */
@@ -43,6 +51,14 @@ abstract class GuardedRegionPadAfter extends GuardedRegionFields {
  * joined.
  */
 public final class GuardedRegion extends GuardedRegionPadAfter {
+    /**
+     * The system property that makes holders time the gaps between critical sections ({@link SectionGaps}): set on
+     * the measured JVMs by the bench's {@code handoffTiming} setting. Off, the two {@code nanoTime} calls per
+     * acquisition are compiled away.
+     */
+    public static final String TIMING_PROPERTY = "numaloom.bench.handoffTiming";
+    static final boolean TIMED = Boolean.getBoolean(TIMING_PROPERTY);
+
     final Mutex mutex;
     private final long remotePenaltyNs;
 
@@ -61,6 +77,36 @@ public final class GuardedRegion extends GuardedRegionPadAfter {
             }
         }
         lastNode = node;
+    }
+
+    /** With {@link #TIMED}: {@code holder} has just acquired; measures the gap since the last section ended. */
+    void entered(Object holder) {
+        long now = System.nanoTime();
+        if (sectionEnd != 0) {
+            long gap = now - sectionEnd;
+            gaps++;
+            gapNs += gap;
+            if (holder != lastHolder) {
+                ownerChanges++;
+                handoffGapNs += gap;
+            }
+        }
+        lastHolder = holder;
+    }
+
+    /** With {@link #TIMED}: the holder's section is done; called before it releases. */
+    void left() {
+        sectionEnd = System.nanoTime();
+    }
+
+    /** Whether holders time the gaps between sections in this JVM ({@link #TIMING_PROPERTY}). */
+    public static boolean timed() {
+        return TIMED;
+    }
+
+    /** The gaps between this region's sections, {@link SectionGaps#NONE} unless {@link #TIMED}. */
+    public SectionGaps sectionGaps() {
+        return new SectionGaps(gaps, gapNs, ownerChanges, handoffGapNs);
     }
 
     public Mutex mutex() {

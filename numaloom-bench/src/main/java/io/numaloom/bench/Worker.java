@@ -149,6 +149,9 @@ public final class Worker extends WorkerPadAfter implements Runnable {
         }
         GuardedRegion r = region;
         if (r != null) {
+            if (GuardedRegion.TIMED) {
+                r.entered(this);
+            }
             int node = CurrentCpu.node();
             r.acquired(node);
             if (nodeAware) {
@@ -160,6 +163,9 @@ public final class Worker extends WorkerPadAfter implements Runnable {
             }
         }
         section.run();
+        if (GuardedRegion.TIMED && r != null) {
+            r.left();
+        }
     }
 
     /** A look at where this thread runs: a migration if it is another node than last time (charged the penalty). */

@@ -84,7 +84,10 @@ final class ConsoleProgress implements BenchRunner.Listener, AutoCloseable {
                     r.parksPerOp() == null ? "" : String.format(Locale.ROOT,
                             ", per op: %.3f slow, %.3f queued, %.3f parks, %.3f wake-ups; %d reservations, %d yields",
                             r.slowPathsPerOp(), r.queuedPerOp(), r.parksPerOp(), r.unparksPerOp(),
-                            r.reservations(), r.yields()),
+                            r.reservations(), r.yields())
+                            + (r.gapNs() == null ? "" : String.format(Locale.ROOT,
+                            "; between sections: owner changes/op %.4f, gap %.0f ns%s", r.ownerChangesPerOp(), r.gapNs(),
+                            r.handoffGapNs() == null ? "" : String.format(Locale.ROOT, " (%.0f ns to another thread)", r.handoffGapNs()))),
                     r.seconds());
         } else {
             err.printf(Locale.ROOT, "%s: FAILED: %s (%.1f s)%n", head, r.error(), r.seconds());

@@ -107,6 +107,9 @@ public record BenchDefinition(int index, String id, WorkloadKind kind, String ti
         if (payload.path("diagnostics").asBoolean(false)) {
             args.add("-D" + io.numaloom.LockDiagnostics.PROPERTY + "=true");
         }
+        if (payload.path("handoffTiming").asBoolean(false)) {
+            args.add("-D" + io.numaloom.bench.GuardedRegion.TIMING_PROPERTY + "=true");
+        }
         args.addAll(jvmArgs);
         return List.copyOf(args);
     }

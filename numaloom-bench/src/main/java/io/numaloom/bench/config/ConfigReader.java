@@ -88,6 +88,10 @@ public final class ConfigReader {
             Field.boolField("diagnostics", false, "count VnaLock's contended-path events (io.numaloom.LockDiagnostics: slow paths, "
                     + "parks, wake-ups, queued acquisitions, reservations, yields) and report them per operation; costs the contended path a "
                     + "counter increment per event"),
+            Field.boolField("handoffTiming", false, "time the gaps between critical sections (two System.nanoTime() calls per "
+                    + "acquisition, inside the section): per point, how often the lock went to another thread, the mean time from "
+                    + "one section's end to the next one's start, and that mean where the lock changed thread; for finding where "
+                    + "a lock's time goes, not for the comparison of throughputs"),
             Field.boolField("startupCache", true, "start the measured JVMs from an ahead-of-time class cache (JEP 483) made by one "
                     + "training JVM per distinct argument list: a shorter start per point; it holds loaded and linked classes, no profiles "
                     + "or compiled code, so the measured rounds are unchanged"),

@@ -2,6 +2,7 @@ package io.numaloom.bench.result;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.numaloom.LockDiagnostics;
+import io.numaloom.bench.SectionGaps;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -49,12 +50,25 @@ import java.util.zip.DataFormatException;
  *                            report of an older build)
  * @param signalToLock        the times from a signal to the signalled thread holding the lock, in all measured
  *                            rounds, encoded as {@code latency}; null when the workload counts none
+ * @param sectionGaps         the gaps between critical sections in all measured rounds, when the bench's
+ *                            {@code handoffTiming} setting is on; else null
  */
 public record ForkReport(long pid, long operationsPerRound, List<Double> jain, List<Double> minMax, String latency,
                          long handoffs, long localHandoffs, String placement, String cpuSource, String topology,
                          String error, LockDiagnostics.Counts diagnostics, Long allocatedBytes, Long retainedBytes,
                          Long nodeAcquisitions, Long foreignAcquisitions, Long migrations, String pairedLatency,
-                         Long futileWakeups, String signalToLock) {
+                         Long futileWakeups, String signalToLock, SectionGaps sectionGaps) {
+
+    /** A report without gaps between sections. */
+    public ForkReport(long pid, long operationsPerRound, List<Double> jain, List<Double> minMax, String latency,
+                      long handoffs, long localHandoffs, String placement, String cpuSource, String topology,
+                      String error, LockDiagnostics.Counts diagnostics, Long allocatedBytes, Long retainedBytes,
+                      Long nodeAcquisitions, Long foreignAcquisitions, Long migrations, String pairedLatency,
+                      Long futileWakeups, String signalToLock) {
+        this(pid, operationsPerRound, jain, minMax, latency, handoffs, localHandoffs, placement, cpuSource, topology, error,
+                diagnostics, allocatedBytes, retainedBytes, nodeAcquisitions, foreignAcquisitions, migrations, pairedLatency,
+                futileWakeups, signalToLock, null);
+    }
 
     /** A report without condition waits. */
     public ForkReport(long pid, long operationsPerRound, List<Double> jain, List<Double> minMax, String latency,
@@ -63,7 +77,7 @@ public record ForkReport(long pid, long operationsPerRound, List<Double> jain, L
                       Long nodeAcquisitions, Long foreignAcquisitions, Long migrations, String pairedLatency) {
         this(pid, operationsPerRound, jain, minMax, latency, handoffs, localHandoffs, placement, cpuSource, topology, error,
                 diagnostics, allocatedBytes, retainedBytes, nodeAcquisitions, foreignAcquisitions, migrations, pairedLatency,
-                null, null);
+                null, null, null);
     }
 
     /** A report without a paired system. */
@@ -72,7 +86,7 @@ public record ForkReport(long pid, long operationsPerRound, List<Double> jain, L
                       String error, LockDiagnostics.Counts diagnostics, Long allocatedBytes, Long retainedBytes,
                       Long nodeAcquisitions, Long foreignAcquisitions, Long migrations) {
         this(pid, operationsPerRound, jain, minMax, latency, handoffs, localHandoffs, placement, cpuSource, topology, error,
-                diagnostics, allocatedBytes, retainedBytes, nodeAcquisitions, foreignAcquisitions, migrations, null, null, null);
+                diagnostics, allocatedBytes, retainedBytes, nodeAcquisitions, foreignAcquisitions, migrations, null, null, null, null);
     }
 
     /** A report without node tracking. */
@@ -80,7 +94,7 @@ public record ForkReport(long pid, long operationsPerRound, List<Double> jain, L
                       long handoffs, long localHandoffs, String placement, String cpuSource, String topology,
                       String error, LockDiagnostics.Counts diagnostics, Long allocatedBytes, Long retainedBytes) {
         this(pid, operationsPerRound, jain, minMax, latency, handoffs, localHandoffs, placement, cpuSource, topology, error,
-                diagnostics, allocatedBytes, retainedBytes, null, null, null, null, null, null);
+                diagnostics, allocatedBytes, retainedBytes, null, null, null, null, null, null, null);
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();

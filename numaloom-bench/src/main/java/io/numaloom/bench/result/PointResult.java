@@ -3,6 +3,7 @@ package io.numaloom.bench.result;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.numaloom.LockDiagnostics;
 import io.numaloom.bench.Point;
+import io.numaloom.bench.SectionGaps;
 import io.numaloom.bench.config.BenchDefinition;
 import org.HdrHistogram.Histogram;
 
@@ -81,13 +82,21 @@ import java.util.List;
  * @param session              the session of the run that measured the point (1 for the run's first, 2 for its first
  *                             {@code --resume}, and so on; see {@link Session}); null in rows written before sessions
  *                             were recorded, which are the first session's
+ * @param ownerChangesPerOp    with the bench's {@code handoffTiming} setting, the fraction of acquisitions that took
+ *                             the lock from another thread (see {@link SectionGaps}); null without it, or for a workload
+ *                             whose sections are not timed
+ * @param gapNs                with {@code handoffTiming}, the mean time from the end of one critical section to the
+ *                             start of the next, ns: the release, the next acquisition and the harness's few calls
+ * @param handoffGapNs         with {@code handoffTiming}, the mean of those gaps that ended in another thread, ns; null
+ *                             if the lock never changed thread
  */
 @JsonPropertyOrder({"bench", "title", "workload", "lock", "threads", "threadType", "carriers", "remotePenaltyNs",
         "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow", "opsPerMsCiHigh", "timeMs",
         "timeMsCiLow", "timeMsCiHigh", "jain", "minMaxRatio", "latencyP50Ns", "latencyP99Ns", "latencyP999Ns",
         "latencyMaxNs", "pairedP99Ns", "handoffs", "localHandoffFraction", "foreignAcquisitionFraction", "migrationsPerOp", "slowPathsPerOp", "queuedPerOp", "parksPerOp",
         "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error", "placement", "cpuSource",
-        "fingerprint", "startedAt", "seconds", "futileWakeupsPerOp", "signalToLockP50Ns", "signalToLockP99Ns", "session"})
+        "fingerprint", "startedAt", "seconds", "futileWakeupsPerOp", "signalToLockP50Ns", "signalToLockP99Ns", "session",
+        "ownerChangesPerOp", "gapNs", "handoffGapNs"})
 public record PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
                           int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
                           Double opsPerMs, Double opsPerMsCiLow, Double opsPerMsCiHigh,
@@ -100,7 +109,30 @@ public record PointResult(String bench, String title, String workload, String lo
                           String status, String error, String placement, String cpuSource,
                           String fingerprint, String startedAt, double seconds,
                           Double foreignAcquisitionFraction, Double migrationsPerOp, Long pairedP99Ns,
-                          Double futileWakeupsPerOp, Long signalToLockP50Ns, Long signalToLockP99Ns, Integer session) {
+                          Double futileWakeupsPerOp, Long signalToLockP50Ns, Long signalToLockP99Ns, Integer session,
+                          Double ownerChangesPerOp, Double gapNs, Double handoffGapNs) {
+
+    /** A row without the gaps between sections. */
+    public PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
+                       int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
+                       Double opsPerMs, Double opsPerMsCiLow, Double opsPerMsCiHigh,
+                       Double timeMs, Double timeMsCiLow, Double timeMsCiHigh,
+                       Double jain, Double minMaxRatio,
+                       Long latencyP50Ns, Long latencyP99Ns, Long latencyP999Ns, Long latencyMaxNs,
+                       Long handoffs, Double localHandoffFraction,
+                       Double slowPathsPerOp, Double queuedPerOp, Double parksPerOp, Double unparksPerOp,
+                       Long reservations, Long yields, Double bytesPerOp, Long retainedBytes,
+                       String status, String error, String placement, String cpuSource,
+                       String fingerprint, String startedAt, double seconds,
+                       Double foreignAcquisitionFraction, Double migrationsPerOp, Long pairedP99Ns,
+                       Double futileWakeupsPerOp, Long signalToLockP50Ns, Long signalToLockP99Ns, Integer session) {
+        this(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs, topology, forks, rounds,
+                opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow, timeMsCiHigh, jain, minMaxRatio,
+                latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction, slowPathsPerOp,
+                queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error,
+                placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction, migrationsPerOp,
+                pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, session, null, null, null);
+    }
 
     /** A row without its session (set by {@link #withSession}). */
     public PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
@@ -175,7 +207,7 @@ public record PointResult(String bench, String title, String workload, String lo
             "migrationsPerOp", "slowPathsPerOp",
             "queuedPerOp", "parksPerOp", "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error",
             "placement", "cpuSource", "fingerprint", "startedAt", "seconds", "futileWakeupsPerOp", "signalToLockP50Ns",
-            "signalToLockP99Ns", "session");
+            "signalToLockP99Ns", "session", "ownerChangesPerOp", "gapNs", "handoffGapNs");
 
     /** The row's key within its run: {@code bench/lock/threads}. */
     public String key() {
@@ -198,7 +230,8 @@ public record PointResult(String bench, String title, String workload, String lo
                 minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction,
                 slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes,
                 status, error, placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction,
-                migrationsPerOp, pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, number);
+                migrationsPerOp, pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, number,
+                ownerChangesPerOp, gapNs, handoffGapNs);
     }
 
     /**
@@ -224,6 +257,7 @@ public record PointResult(String bench, String title, String workload, String lo
         Histogram paired = null;
         Histogram signalToLock = null;
         Long futile = null;
+        SectionGaps gaps = null;
         long handoffs = 0;
         long local = 0;
         long nodeAcquisitions = 0;
@@ -242,6 +276,9 @@ public record PointResult(String bench, String title, String workload, String lo
             signalToLock = ForkReport.accumulate(signalToLock, ForkReport.decode(r.signalToLock()));
             if (r.futileWakeups() != null) {
                 futile = (futile == null ? 0 : futile) + r.futileWakeups();
+            }
+            if (r.sectionGaps() != null) {
+                gaps = gaps == null ? r.sectionGaps() : gaps.plus(r.sectionGaps());
             }
             handoffs += r.handoffs();
             local += r.localHandoffs();
@@ -285,7 +322,13 @@ public record PointResult(String bench, String title, String workload, String lo
                 paired != null && paired.getTotalCount() > 0 ? paired.getValueAtPercentile(99) : null,
                 perOp(futile, ops, rounds),
                 signalToLock != null && signalToLock.getTotalCount() > 0 ? signalToLock.getValueAtPercentile(50) : null,
-                signalToLock != null && signalToLock.getTotalCount() > 0 ? signalToLock.getValueAtPercentile(99) : null);
+                signalToLock != null && signalToLock.getTotalCount() > 0 ? signalToLock.getValueAtPercentile(99) : null,
+                null, gaps == null ? null : finite3(gaps.ownerChangesPerOp()), gaps == null ? null : finite3(gaps.meanGapNs()),
+                gaps == null ? null : finite3(gaps.meanHandoffGapNs()));
+    }
+
+    private static Double finite3(Double d) {
+        return d == null ? null : finite(d);
     }
 
     /** Allocated bytes per operation over every fork's measured rounds; null if a fork could not count. */
@@ -318,7 +361,7 @@ public record PointResult(String bench, String title, String workload, String lo
                 topology, forks, rounds, opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow,
                 timeMsCiHigh, jain, minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, pairedP99Ns, handoffs,
                 localHandoffFraction, foreignAcquisitionFraction, migrationsPerOp, slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error, placement, cpuSource, fingerprint, startedAt, seconds,
-                futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, session);
+                futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, session, ownerChangesPerOp, gapNs, handoffGapNs);
     }
 
     /** The row as one CSV line (RFC 4180 quoting), without the line break. */

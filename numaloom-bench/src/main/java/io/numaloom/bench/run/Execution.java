@@ -1,6 +1,7 @@
 package io.numaloom.bench.run;
 
 import io.numaloom.bench.GuardedRegion;
+import io.numaloom.bench.SectionGaps;
 import io.numaloom.bench.Worker;
 import io.numaloom.bench.result.Stats;
 import io.numaloom.bench.workloads.Round;
@@ -181,10 +182,12 @@ public final class Execution {
         long inside = 0;
         long handoffs = 0;
         long local = 0;
+        SectionGaps gaps = SectionGaps.NONE;
         for (GuardedRegion region : round.regions()) {
             inside += region.acquisitions();
             handoffs += region.handoffs();
             local += region.localHandoffs();
+            gaps = gaps.plus(region.sectionGaps());
         }
         long outside = 0;
         long nodeAcquisitions = 0;
@@ -207,7 +210,8 @@ public final class Execution {
             throw new IllegalStateException("mutual exclusion violated: the threads made " + outside
                     + " acquisitions but the critical sections counted " + inside + " (lost updates)");
         }
-        return new Outcome(round.operations(), countsAtFirstFinish, latency, handoffs, local, nodeAcquisitions, foreign, migrations);
+        return new Outcome(round.operations(), countsAtFirstFinish, latency, handoffs, local, nodeAcquisitions, foreign, migrations,
+                gaps);
     }
 
     /**
@@ -221,9 +225,11 @@ public final class Execution {
      * @param nodeAcquisitions    acquisitions whose nodes were tracked (multi-node topologies only)
      * @param foreignAcquisitions of which made on another node than the one the thread asked on
      * @param migrations          times a worker was seen on another node than the last time
+     * @param sectionGaps         the gaps between critical sections over all regions ({@link SectionGaps#NONE} unless
+     *                            the holders timed them)
      */
     public record Outcome(long operations, long[] countsAtFirstFinish, Histogram latency, long handoffs, long localHandoffs,
-                          long nodeAcquisitions, long foreignAcquisitions, long migrations) {
+                          long nodeAcquisitions, long foreignAcquisitions, long migrations, SectionGaps sectionGaps) {
 
         /** Jain's fairness index of the counts: 1 when all equal, 1/n when one thread did everything. */
         public double jainIndex() {

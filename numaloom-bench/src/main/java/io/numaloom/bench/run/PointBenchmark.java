@@ -1,7 +1,9 @@
 package io.numaloom.bench.run;
 
 import io.numaloom.LockDiagnostics;
+import io.numaloom.bench.GuardedRegion;
 import io.numaloom.bench.PointSpec;
+import io.numaloom.bench.SectionGaps;
 import io.numaloom.bench.config.Settings;
 import io.numaloom.bench.result.ForkReport;
 import io.numaloom.bench.workloads.ConditionWaits;
@@ -68,6 +70,8 @@ public class PointBenchmark {
     /** Futile wake-ups of the measured rounds; negative while no round reported condition waits. */
     private long futileWakeups = -1;
     private Histogram signalToLock;
+    /** The gaps between critical sections of the measured rounds (see {@link SectionGaps}). */
+    private SectionGaps sectionGaps = SectionGaps.NONE;
     private long handoffs;
     private long localHandoffs;
     private long nodeAcquisitions;
@@ -155,6 +159,7 @@ public class PointBenchmark {
                 nodeAcquisitions += outcome.nodeAcquisitions();
                 foreignAcquisitions += outcome.foreignAcquisitions();
                 migrations += outcome.migrations();
+                sectionGaps = sectionGaps.plus(outcome.sectionGaps());
             }
         });
     }
@@ -198,7 +203,8 @@ public class PointBenchmark {
                 topologyLine, error, diagnostics, allocated < 0 ? null : allocated, retained,
                 nodeAcquisitions > 0 ? nodeAcquisitions : null, nodeAcquisitions > 0 ? foreignAcquisitions : null,
                 nodeAcquisitions > 0 ? migrations : null, ForkReport.encode(pairedLatency),
-                futileWakeups < 0 ? null : futileWakeups, ForkReport.encode(signalToLock));
+                futileWakeups < 0 ? null : futileWakeups, ForkReport.encode(signalToLock),
+                GuardedRegion.timed() ? sectionGaps : null);
         try {
             report.writeTo(Path.of(spec.sidecarDir()));
         } catch (IOException e) {

@@ -73,14 +73,16 @@ class QueueColumnsTest {
 
         List<String> csv = Files.readAllLines(out.resolve(ResultStore.CSV_FILE));
         List<String> header = List.of(csv.getFirst().split(","));
-        assertEquals(NEW_COLUMNS, header.subList(header.size() - 4, header.size() - 1),
+        int session = header.indexOf("session");
+        assertEquals(NEW_COLUMNS, header.subList(session - 3, session),
                 "new columns come after the older ones, before the session (added later still)");
-        assertEquals("session", header.getLast());
-        assertEquals("seconds", header.get(header.size() - 5), "the older columns keep their places");
+        assertEquals(List.of("ownerChangesPerOp", "gapNs", "handoffGapNs"), header.subList(session + 1, header.size()),
+                "and the handoff timing's after the session (added later still)");
+        assertEquals("seconds", header.get(session - 4), "the older columns keep their places");
         String vna = csv.stream().filter(l -> l.startsWith("q,queue,queue,VNA,2,")).findFirst().orElseThrow();
-        assertTrue(vna.endsWith(",0.25," + h.highestEquivalentValue(5_000) + "," + h.highestEquivalentValue(80_000) + ",1"), vna);
+        assertTrue(vna.endsWith(",0.25," + h.highestEquivalentValue(5_000) + "," + h.highestEquivalentValue(80_000) + ",1,,,"), vna);
         String abq = csv.stream().filter(l -> l.startsWith("q,queue,queue,ARRAY_BLOCKING_QUEUE,2,")).findFirst().orElseThrow();
-        assertTrue(abq.endsWith(",,,,1"), abq);
+        assertTrue(abq.endsWith(",,,,1,,,"), abq);
         ResumeTest.assertNoDuplicates(out);
         String json = Files.readString(out.resolve(ResultStore.JSON_FILE));
         assertTrue(json.contains("\"futileWakeupsPerOp\" : 0.25"), json);
