@@ -59,17 +59,6 @@ public record ForkReport(long pid, long operationsPerRound, List<Double> jain, L
                          Long nodeAcquisitions, Long foreignAcquisitions, Long migrations, String pairedLatency,
                          Long futileWakeups, String signalToLock, SectionGaps sectionGaps) {
 
-    /** A report without gaps between sections. */
-    public ForkReport(long pid, long operationsPerRound, List<Double> jain, List<Double> minMax, String latency,
-                      long handoffs, long localHandoffs, String placement, String cpuSource, String topology,
-                      String error, LockDiagnostics.Counts diagnostics, Long allocatedBytes, Long retainedBytes,
-                      Long nodeAcquisitions, Long foreignAcquisitions, Long migrations, String pairedLatency,
-                      Long futileWakeups, String signalToLock) {
-        this(pid, operationsPerRound, jain, minMax, latency, handoffs, localHandoffs, placement, cpuSource, topology, error,
-                diagnostics, allocatedBytes, retainedBytes, nodeAcquisitions, foreignAcquisitions, migrations, pairedLatency,
-                futileWakeups, signalToLock, null);
-    }
-
     /** A report without condition waits. */
     public ForkReport(long pid, long operationsPerRound, List<Double> jain, List<Double> minMax, String latency,
                       long handoffs, long localHandoffs, String placement, String cpuSource, String topology,

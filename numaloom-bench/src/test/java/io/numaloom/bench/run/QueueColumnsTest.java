@@ -50,7 +50,7 @@ class QueueColumnsTest {
         boolean counted = !point.lock().equals("ARRAY_BLOCKING_QUEUE");
         ForkReport report = new ForkReport(7, 10_000, List.of(1.0, 1.0, 1.0), List.of(1.0, 1.0, 1.0), null, 0, 0, "p", "c",
                 "2 cpus, 1 nodes; test", null, null, 1_000L, null, null, null, null, null,
-                counted ? 7_500L : null, counted ? ForkReport.encode(signalTimes()) : null);
+                counted ? 7_500L : null, counted ? ForkReport.encode(signalTimes()) : null, null);
         return new PointExecutor.Measurement(List.of(List.of(10.0, 11.0, 9.0)), List.of(report));
     };
 
