@@ -68,11 +68,13 @@ class SectionGapsTest {
         assertEquals(40.0 / 400, timed.ownerChangesPerOp(), 1e-12);
         assertEquals(60_000.0 / 400, timed.gapNs(), 1e-9);
         assertEquals(20_000.0 / 40, timed.handoffGapNs(), 1e-9);
+        assertEquals(40_000.0 / 360, timed.reacquireGapNs(), 1e-9);
         PointResult untimed = PointResult.measured(point, List.of(List.of(1.0)), List.of(report(null)), started, 1);
         assertNull(untimed.ownerChangesPerOp());
         assertNull(untimed.gapNs());
         assertNull(untimed.handoffGapNs());
-        assertTrue(PointResult.CSV_HEADER.containsAll(List.of("ownerChangesPerOp", "gapNs", "handoffGapNs")));
+        assertNull(untimed.reacquireGapNs());
+        assertTrue(PointResult.CSV_HEADER.containsAll(List.of("ownerChangesPerOp", "gapNs", "handoffGapNs", "reacquireGapNs")));
         assertEquals(PointResult.CSV_HEADER.size(), timed.csvCells().size());
         assertEquals(timed.gapNs(), timed.withSession(2).gapNs(), "a resumed run keeps the columns");
     }

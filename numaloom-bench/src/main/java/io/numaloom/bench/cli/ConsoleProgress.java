@@ -87,7 +87,8 @@ final class ConsoleProgress implements BenchRunner.Listener, AutoCloseable {
                             r.reservations(), r.yields())
                             + (r.gapNs() == null ? "" : String.format(Locale.ROOT,
                             "; between sections: owner changes/op %.4f, gap %.0f ns%s", r.ownerChangesPerOp(), r.gapNs(),
-                            r.handoffGapNs() == null ? "" : String.format(Locale.ROOT, " (%.0f ns to another thread)", r.handoffGapNs()))),
+                            r.handoffGapNs() == null ? "" : String.format(Locale.ROOT, " (%.0f ns to another thread, %s ns back to the same one)",
+                                    r.handoffGapNs(), r.reacquireGapNs() == null ? "-" : String.format(Locale.ROOT, "%.0f", r.reacquireGapNs())))),
                     r.seconds());
         } else {
             err.printf(Locale.ROOT, "%s: FAILED: %s (%.1f s)%n", head, r.error(), r.seconds());

@@ -90,7 +90,7 @@ public final class ConfigReader {
                     + "counter increment per event"),
             Field.boolField("handoffTiming", false, "time the gaps between critical sections (two System.nanoTime() calls per "
                     + "acquisition, inside the section): per point, how often the lock went to another thread, the mean time from "
-                    + "one section's end to the next one's start, and that mean where the lock changed thread; for finding where "
+                    + "one section's end to the next one's start, and that mean where the lock changed thread and where it did not; for finding where "
                     + "a lock's time goes, not for the comparison of throughputs"),
             Field.boolField("startupCache", true, "start the measured JVMs from an ahead-of-time class cache (JEP 483) made by one "
                     + "training JVM per distinct argument list: a shorter start per point; it holds loaded and linked classes, no profiles "

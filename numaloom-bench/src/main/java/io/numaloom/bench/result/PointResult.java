@@ -89,6 +89,8 @@ import java.util.List;
  *                             start of the next, ns: the release, the next acquisition and the harness's few calls
  * @param handoffGapNs         with {@code handoffTiming}, the mean of those gaps that ended in another thread, ns; null
  *                             if the lock never changed thread
+ * @param reacquireGapNs       with {@code handoffTiming}, the mean of those that ended in the same thread, ns; null if
+ *                             the lock changed thread at every acquisition
  */
 @JsonPropertyOrder({"bench", "title", "workload", "lock", "threads", "threadType", "carriers", "remotePenaltyNs",
         "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow", "opsPerMsCiHigh", "timeMs",
@@ -96,7 +98,7 @@ import java.util.List;
         "latencyMaxNs", "pairedP99Ns", "handoffs", "localHandoffFraction", "foreignAcquisitionFraction", "migrationsPerOp", "slowPathsPerOp", "queuedPerOp", "parksPerOp",
         "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error", "placement", "cpuSource",
         "fingerprint", "startedAt", "seconds", "futileWakeupsPerOp", "signalToLockP50Ns", "signalToLockP99Ns", "session",
-        "ownerChangesPerOp", "gapNs", "handoffGapNs"})
+        "ownerChangesPerOp", "gapNs", "handoffGapNs", "reacquireGapNs"})
 public record PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
                           int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
                           Double opsPerMs, Double opsPerMsCiLow, Double opsPerMsCiHigh,
@@ -110,7 +112,7 @@ public record PointResult(String bench, String title, String workload, String lo
                           String fingerprint, String startedAt, double seconds,
                           Double foreignAcquisitionFraction, Double migrationsPerOp, Long pairedP99Ns,
                           Double futileWakeupsPerOp, Long signalToLockP50Ns, Long signalToLockP99Ns, Integer session,
-                          Double ownerChangesPerOp, Double gapNs, Double handoffGapNs) {
+                          Double ownerChangesPerOp, Double gapNs, Double handoffGapNs, Double reacquireGapNs) {
 
     /** A row without its session (set by {@link #withSession}) and without the gaps between sections. */
     public PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
@@ -131,7 +133,7 @@ public record PointResult(String bench, String title, String workload, String lo
                 latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction, slowPathsPerOp,
                 queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error,
                 placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction, migrationsPerOp,
-                pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, null, null, null, null);
+                pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, null, null, null, null, null);
     }
 
     /** A row without condition waits. */
@@ -185,7 +187,8 @@ public record PointResult(String bench, String title, String workload, String lo
             "migrationsPerOp", "slowPathsPerOp",
             "queuedPerOp", "parksPerOp", "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error",
             "placement", "cpuSource", "fingerprint", "startedAt", "seconds", "futileWakeupsPerOp", "signalToLockP50Ns",
-            "signalToLockP99Ns", "session", "ownerChangesPerOp", "gapNs", "handoffGapNs");
+            "signalToLockP99Ns", "session", "ownerChangesPerOp", "gapNs", "handoffGapNs",
+            "reacquireGapNs");
 
     /** The row's key within its run: {@code bench/lock/threads}. */
     public String key() {
@@ -209,7 +212,7 @@ public record PointResult(String bench, String title, String workload, String lo
                 slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes,
                 status, error, placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction,
                 migrationsPerOp, pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, number,
-                ownerChangesPerOp, gapNs, handoffGapNs);
+                ownerChangesPerOp, gapNs, handoffGapNs, reacquireGapNs);
     }
 
     /**
@@ -301,11 +304,12 @@ public record PointResult(String bench, String title, String workload, String lo
                 perOp(futile, ops, rounds),
                 signalToLock != null && signalToLock.getTotalCount() > 0 ? signalToLock.getValueAtPercentile(50) : null,
                 signalToLock != null && signalToLock.getTotalCount() > 0 ? signalToLock.getValueAtPercentile(99) : null,
-                null, gaps == null ? null : finite3(gaps.ownerChangesPerOp()), gaps == null ? null : finite3(gaps.meanGapNs()),
-                gaps == null ? null : finite3(gaps.meanHandoffGapNs()));
+                null, gaps == null ? null : finiteOrNull(gaps.ownerChangesPerOp()), gaps == null ? null : finiteOrNull(gaps.meanGapNs()),
+                gaps == null ? null : finiteOrNull(gaps.meanHandoffGapNs()),
+                gaps == null ? null : finiteOrNull(gaps.meanReacquireGapNs()));
     }
 
-    private static Double finite3(Double d) {
+    private static Double finiteOrNull(Double d) {
         return d == null ? null : finite(d);
     }
 
@@ -339,7 +343,8 @@ public record PointResult(String bench, String title, String workload, String lo
                 topology, forks, rounds, opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow,
                 timeMsCiHigh, jain, minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, pairedP99Ns, handoffs,
                 localHandoffFraction, foreignAcquisitionFraction, migrationsPerOp, slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error, placement, cpuSource, fingerprint, startedAt, seconds,
-                futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, session, ownerChangesPerOp, gapNs, handoffGapNs);
+                futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, session, ownerChangesPerOp, gapNs, handoffGapNs,
+                reacquireGapNs);
     }
 
     /** The row as one CSV line (RFC 4180 quoting), without the line break. */

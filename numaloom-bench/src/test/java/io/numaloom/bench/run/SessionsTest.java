@@ -79,8 +79,8 @@ class SessionsTest {
         assertEquals(Map.of("high/VNA/1", 1, "high/UNFAIR_REENTRANT/1", 1, "high/VNA/2", 1, "high/UNFAIR_REENTRANT/2", 2,
                 "high/VNA/4", 2, "high/UNFAIR_REENTRANT/4", 2, "sync/SYNCHRONIZED/1", 2, "sync/VNA/1", 2), sessionOf);
         List<String> csv = Files.readAllLines(out.resolve(ResultStore.CSV_FILE));
-        assertTrue(csv.getFirst().endsWith(",session,ownerChangesPerOp,gapNs,handoffGapNs"), csv.getFirst());
-        assertTrue(csv.stream().anyMatch(l -> l.startsWith("high,") && l.contains(",VNA,2,") && l.endsWith(",1,,,")), csv.toString());
+        assertTrue(csv.getFirst().endsWith(",session,ownerChangesPerOp,gapNs,handoffGapNs,reacquireGapNs"), csv.getFirst());
+        assertTrue(csv.stream().anyMatch(l -> l.startsWith("high,") && l.contains(",VNA,2,") && l.endsWith(",1,,,,")), csv.toString());
         ResumeTest.assertNoDuplicates(out);
 
         // VNA at 2 threads (session 1) against UNFAIR_REENTRANT at 2 threads (session 2): shown, never counted.
