@@ -238,7 +238,7 @@ public record PointResult(String bench, String title, String workload, String lo
         Histogram paired = null;
         Histogram signalToLock = null;
         Long futile = null;
-        SectionGaps gaps = null;
+        SectionGaps gaps = SectionGaps.NONE; // its means are null: the columns stay blank unless a fork timed gaps
         long handoffs = 0;
         long local = 0;
         long nodeAcquisitions = 0;
@@ -259,7 +259,7 @@ public record PointResult(String bench, String title, String workload, String lo
                 futile = (futile == null ? 0 : futile) + r.futileWakeups();
             }
             if (r.sectionGaps() != null) {
-                gaps = gaps == null ? r.sectionGaps() : gaps.plus(r.sectionGaps());
+                gaps = gaps.plus(r.sectionGaps());
             }
             handoffs += r.handoffs();
             local += r.localHandoffs();
@@ -304,9 +304,8 @@ public record PointResult(String bench, String title, String workload, String lo
                 perOp(futile, ops, rounds),
                 signalToLock != null && signalToLock.getTotalCount() > 0 ? signalToLock.getValueAtPercentile(50) : null,
                 signalToLock != null && signalToLock.getTotalCount() > 0 ? signalToLock.getValueAtPercentile(99) : null,
-                null, gaps == null ? null : finiteOrNull(gaps.ownerChangesPerOp()), gaps == null ? null : finiteOrNull(gaps.meanGapNs()),
-                gaps == null ? null : finiteOrNull(gaps.meanHandoffGapNs()),
-                gaps == null ? null : finiteOrNull(gaps.meanReacquireGapNs()));
+                null, finiteOrNull(gaps.ownerChangesPerOp()), finiteOrNull(gaps.meanGapNs()),
+                finiteOrNull(gaps.meanHandoffGapNs()), finiteOrNull(gaps.meanReacquireGapNs()));
     }
 
     private static Double finiteOrNull(Double d) {
