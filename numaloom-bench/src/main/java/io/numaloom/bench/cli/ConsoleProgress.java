@@ -65,6 +65,17 @@ final class ConsoleProgress implements BenchRunner.Listener, AutoCloseable {
         }
     }
 
+    /** The handoff timing's columns (the bench's {@code handoffTiming}), or "" without them. */
+    private static String betweenSections(PointResult r) {
+        if (r.gapNs() == null) {
+            return "";
+        }
+        return String.format(Locale.ROOT, "; between sections: owner changes/op %.4f, gap %.0f ns%s", r.ownerChangesPerOp(),
+                r.gapNs(), r.handoffGapNs() == null ? "" : String.format(Locale.ROOT,
+                        " (%.0f ns to another thread, %s ns back to the same one)", r.handoffGapNs(),
+                        r.reacquireGapNs() == null ? "-" : String.format(Locale.ROOT, "%.0f", r.reacquireGapNs())));
+    }
+
     @Override
     public synchronized void pointFinished(PointResult r, int ordinal, int points) {
         clearStatus();
@@ -81,14 +92,10 @@ final class ConsoleProgress implements BenchRunner.Listener, AutoCloseable {
                     (r.localHandoffFraction() == null ? "" : String.format(Locale.ROOT, ", local handoffs %.0f%%", 100 * r.localHandoffFraction()))
                             + (r.foreignAcquisitionFraction() == null ? "" : String.format(Locale.ROOT,
                             ", acquired off the asking node %.2f%%, migrations/op %.4f", 100 * r.foreignAcquisitionFraction(), r.migrationsPerOp())),
-                    r.parksPerOp() == null ? "" : String.format(Locale.ROOT,
+                    (r.parksPerOp() == null ? "" : String.format(Locale.ROOT,
                             ", per op: %.3f slow, %.3f queued, %.3f parks, %.3f wake-ups; %d reservations, %d yields",
                             r.slowPathsPerOp(), r.queuedPerOp(), r.parksPerOp(), r.unparksPerOp(),
-                            r.reservations(), r.yields())
-                            + (r.gapNs() == null ? "" : String.format(Locale.ROOT,
-                            "; between sections: owner changes/op %.4f, gap %.0f ns%s", r.ownerChangesPerOp(), r.gapNs(),
-                            r.handoffGapNs() == null ? "" : String.format(Locale.ROOT, " (%.0f ns to another thread, %s ns back to the same one)",
-                                    r.handoffGapNs(), r.reacquireGapNs() == null ? "-" : String.format(Locale.ROOT, "%.0f", r.reacquireGapNs())))),
+                            r.reservations(), r.yields())) + betweenSections(r),
                     r.seconds());
         } else {
             err.printf(Locale.ROOT, "%s: FAILED: %s (%.1f s)%n", head, r.error(), r.seconds());
