@@ -57,6 +57,34 @@ import java.util.concurrent.TimeUnit;
  * over 11 with the deference, 0.984 over 6 without), as its halving was measured to do when it
  * came in (below).
  *
+ * <p><b>Spinning while a carrier is to spare.</b> While the threads waiting for the lock are
+ * fewer than the carriers of a virtual heir (the CPUs of a platform one), the owner and every
+ * waiter can run at once, and a heir that spins takes no thread's place ({@link #carrierToSpare}).
+ * It then spins {@link #IDLE_HEIR_SPINS} pauses at least, about what parking and being woken costs
+ * a virtual thread, and polls at most {@link #IDLE_MAX_POLL_GAP} pauses apart instead of
+ * {@link #MAX_POLL_GAP}, so that it sees the lock free in the gap between an owner's release and
+ * its next acquisition when the owner works outside the lock: the owner's work outside then
+ * overlaps the heir's critical section. With a single queue, a thread that becomes the candidate
+ * of the empty queue becomes heir at once ({@link VnaSuccession}), so it spins while the owner
+ * runs instead of parking until the owner's release designates it. This is HotSpot's rule for
+ * monitors, spin while a processor is idle, and what the thesis's NUMA_MCS gets from a leader
+ * that always spins. Measured on 2 cores, the thesis's high contention (virtual threads, a yield
+ * before each acquisition and one inside) at 2 threads, before and after side by side in one run:
+ * VNA / NUMA_MCS 0.83 before and 1.15 after (2 forks per point), 0.86 and 0.98 (4 forks; VNA
+ * itself 237 and 298 operations per ms), parks per operation 0.41-0.43 before, 0.003-0.004 after;
+ * at 8 threads (no carrier to spare) 1.04 and 0.90, within the noise of such runs. The dense polls
+ * can cost a short critical section that its owner runs back to back, as the heir now takes the
+ * lock between two of them more often: RandBash at 2 virtual threads read 1.37 of NUMA_MCS before
+ * and 1.03 after in the 2-fork run, 1.23 and 1.22 in the 4-fork one (consumeCpu 100 tokens at 2
+ * threads: 0.90 and 0.99 on virtual, 1.05 and 0.95 on platform threads). Not kept, each measured
+ * the same way: a heir
+ * that never parks untimed but polls with NUMA_MCS's spin-yield-sleep schedule, its owner
+ * releasing with a plain store (RandBash on 32 virtual threads 0.59-0.72 of NUMA_MCS against
+ * 0.80-0.85: ten times the unparks, since the heir wins the lock more often and each win wakes the
+ * next heir); the next heir woken when the heir acquires; the poll gap of 8 at every thread count
+ * (consumeCpu and RandBash at 8 threads 0.80-0.90 against 0.88-1.00); the poll gap shrinking while
+ * the owner releases less than twice per poll (RandBash at 8 threads 0.78).
+ *
  * <p><b>The benign race.</b> An unlock that read a stale "quiet" hint stores 0 without waking
  * anybody (see "Unlock and the benign race" in {@link VnaLock}): a heir that registered
  * concurrently fails its CAS and parks while nobody will wake it. Two things recover from this,
@@ -122,6 +150,18 @@ final class VnaHeirWait {
     static final int MAX_POLL_GAP = 64;
 
     /**
+     * The spin budget of a heir while a carrier (or CPU) is to spare, see {@link #carrierToSpare}: 1,024 pauses, tens
+     * of microseconds, about what parking and being woken again costs a virtual thread.
+     */
+    static final int IDLE_HEIR_SPINS = 1 << 10;
+    /**
+     * The most {@code onSpinWait}s between two polls of a heir while a carrier (or CPU) is to spare: 8, a few hundred
+     * nanoseconds, so that the heir sees the lock free between an owner's release and its next acquisition when the
+     * owner does some work in between.
+     */
+    static final int IDLE_MAX_POLL_GAP = 8;
+
+    /**
      * The candidate's loop: parked until made heir; as heir, spin, reserve the lock once
      * patience runs out, announce the park, re-check and park.
      */
@@ -135,7 +175,9 @@ final class VnaHeirWait {
             boolean lockStayedHeld = false;
             if (heir) {
                 VnaReservation.reserveIfOverdue(lock, q);
-                int spin = spinForLock(lock, me, q, spins);
+                boolean idle = spins > 0 && carrierToSpare(w, me);
+                int spin = idle ? spinForLock(lock, me, q, Math.max(spins, IDLE_HEIR_SPINS), IDLE_MAX_POLL_GAP)
+                        : spinForLock(lock, me, q, spins, MAX_POLL_GAP);
                 if (spin == SPIN_ACQUIRED) {
                     becomeOwner(w, q);
                     return interrupted ? VnaLock.INTERRUPTED_BUT_CONTINUE : VnaLock.PROCEED;
@@ -182,7 +224,7 @@ final class VnaHeirWait {
 
     /**
      * The heir's spin: {@code spins} {@code onSpinWait}s, polling the lock word after 1, 2, 4, ...
-     * of them, at most {@link #MAX_POLL_GAP} apart (exponential backoff, as in T. E. Anderson,
+     * of them, at most {@code maxPollGap} apart (exponential backoff, as in T. E. Anderson,
      * "The Performance of Spin Lock Alternatives for Shared-Memory Multiprocessors", IEEE TPDS
      * 1990). Every poll pulls the lock's cache line away from the owner, whose next CAS or release
      * must then fetch it back.
@@ -190,13 +232,13 @@ final class VnaHeirWait {
      * @return {@link #SPIN_ACQUIRED}; {@link #SPIN_LOST} if a poll saw the lock free but the heir
      *         did not get it; {@link #SPIN_HELD} if every poll found it held
      */
-    private static int spinForLock(VnaLock lock, Thread me, VnaQueueNode q, int spins) {
+    private static int spinForLock(VnaLock lock, Thread me, VnaQueueNode q, int spins, int maxPollGap) {
         if (lock.tryAcquireAsHeir(me, q)) {
             return SPIN_ACQUIRED;
         }
         int outcome = SPIN_HELD;
         int gap = 1;
-        for (int left = spins; left > 0; left -= gap, gap = Math.min(gap << 1, MAX_POLL_GAP)) {
+        for (int left = spins; left > 0; left -= gap, gap = Math.min(gap << 1, maxPollGap)) {
             for (int i = Math.min(gap, left); i > 0; i--) {
                 Thread.onSpinWait();
             }
@@ -210,6 +252,16 @@ final class VnaHeirWait {
             }
         }
         return outcome;
+    }
+
+    /**
+     * Whether the heir has a carrier (or CPU) to spare: the threads waiting for this lock, the heir among them, are
+     * fewer than the carriers of a virtual heir (the CPUs of a platform one), so the owner and every waiter can run
+     * at once and a spinning heir takes nobody's place. Threads that do not use this lock may still want the
+     * carrier; the heir's spin stays bounded ({@link #IDLE_HEIR_SPINS}) for them.
+     */
+    static boolean carrierToSpare(VnaWaiters w, Thread me) {
+        return w.waitingThreads() < VnaLock.carriers(me);
     }
 
     /** Outcomes of {@link #spinForLock}. */

@@ -47,8 +47,9 @@ import java.util.function.IntSupplier;
  *     protects stays in one node's caches;
  * <li>waiting that suits virtual threads: while nobody is queued, a thread that finds the lock
  *     held polls it for about a microsecond before it queues; once threads are queued, only one of
- *     them (the heir) spins, briefly, and every other waiter is parked and uses no CPU. With one
- *     carrier nobody spins.
+ *     them (the heir) spins, briefly (tens of microseconds while the waiting threads are fewer than
+ *     the carriers, so that no thread needs the carrier it takes), and every other waiter is parked
+ *     and uses no CPU. With one carrier nobody spins.
  * </ul>
  *
  * <p><b>Guarantees.</b>
@@ -235,8 +236,10 @@ public class VnaLock extends ConditionLock implements Lock {
     /** Polls of a newcomer that finds no heir, before it queues (about a microsecond). */
     static final int NEWCOMER_SPINS = 32;
 
-    private static final boolean PLATFORM_MAY_SPIN = Runtime.getRuntime().availableProcessors() > 1;
-    private static final boolean VIRTUAL_MAY_SPIN = virtualCarriers() > 1;
+    private static final int CPUS = Runtime.getRuntime().availableProcessors();
+    private static final int CARRIERS = virtualCarriers();
+    private static final boolean PLATFORM_MAY_SPIN = CPUS > 1;
+    private static final boolean VIRTUAL_MAY_SPIN = CARRIERS > 1;
 
     static final byte PER_NODE = 0;
     static final byte PER_SOCKET = 1;
@@ -825,7 +828,8 @@ public class VnaLock extends ConditionLock implements Lock {
             VnaQueueNode pred = w.enqueue(n, q);
             if (pred == null) {
                 q.becomeCandidate(w, n);
-                if (w.ownerQueue() < 0) {
+                if (w.ownerQueue() < 0 || w.queueCount == 1) {
+                    // A barger's release may have read a stale hint; with one queue there is no turn to keep.
                     VnaSuccession.wakeHeir(w, me);
                 }
             } else {
@@ -946,6 +950,11 @@ public class VnaLock extends ConditionLock implements Lock {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /** The carriers a virtual thread can run on, or the CPUs a platform thread can. */
+    static int carriers(Thread me) {
+        return me.isVirtual() ? CARRIERS : CPUS;
+    }
 
     static boolean mayspin(Thread me) {
         return me.isVirtual() ? VIRTUAL_MAY_SPIN : PLATFORM_MAY_SPIN;

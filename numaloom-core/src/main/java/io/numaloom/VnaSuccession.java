@@ -30,8 +30,12 @@ import java.util.concurrent.locks.LockSupport;
  * being scheduled.
  *
  * <p><b>Choosing the heir.</b> Whoever releases a contended lock, leaves the heir role, or
- * becomes the first candidate of an empty queue while a barger owns the lock, calls
- * {@link #wakeHeir}. If the slot holds a live heir that announced a park, it wakes it,
+ * becomes the first candidate of an empty queue while a barger owns the lock or the lock has
+ * one queue, calls {@link #wakeHeir}. (With several queues, the first candidate of an empty
+ * queue leaves the pick to a queued owner's release, which keeps the turn of the queues; with
+ * one there is nothing to pick, and the release would only wake this same thread: it becomes
+ * heir at once and spins while the owner runs, see "Spinning while a carrier is to spare" in
+ * {@link VnaHeirWait}.) If the slot holds a live heir that announced a park, it wakes it,
  * once per park (the announcement is cleared by CAS). If the slot holds a node that is no
  * longer a candidate of this lock (it acquired, or gave up, and the thread that installed it was
  * slow), whoever sees that clears it and picks again: designation never depends on one thread

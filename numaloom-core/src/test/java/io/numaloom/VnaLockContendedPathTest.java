@@ -3,6 +3,7 @@ package io.numaloom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -152,6 +153,70 @@ class VnaLockContendedPathTest {
         assertEquals(VnaHeirWait.MIN_HEIR_SPINS, spins, "the budget shrinks to its floor, never to zero");
         assertEquals(0, VnaHeirWait.nextHeirSpins(VnaHeirWait.MIN_HEIR_SPINS, true, false), "one carrier: no spin");
         assertEquals(0, VnaHeirWait.nextHeirSpins(0, false, false), "one carrier: no spin");
+    }
+
+    /**
+     * With one queue, a thread that becomes the candidate of the empty queue while a queued owner holds the lock is
+     * heir at once (and so spins while the owner runs): it does not park until the owner's release designates it.
+     * Before this rule only a barger's owner let it designate itself, and the heir slot stayed empty here.
+     */
+    @Test
+    void withOneQueueTheFirstCandidateIsHeirWhileAQueuedOwnerHoldsTheLock() throws Exception {
+        VnaLock lock = VnaLock.withPlacement(1, () -> 0);
+        inflate(lock);
+        VnaWaiters w = (VnaWaiters) VnaLock.WAITERS.getVolatile(lock);
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        lock.lock();
+        Thread owner = Thread.ofPlatform().start(() -> {
+            lock.lock();
+            holding.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            } finally {
+                lock.unlock();
+            }
+        });
+        VnaLockTest.awaitCondition(() -> lock.hasQueuedThread(owner), "the owner-to-be to queue");
+        lock.unlock();
+        assertTrue(holding.await(VnaLockTest.PATIENCE.toSeconds(), TimeUnit.SECONDS), "the queued thread never acquired");
+        assertTrue(w.ownerQueue() >= 0, "the owner acquired through the queue");
+        Thread candidate = Thread.ofPlatform().start(() -> {
+            lock.lock();
+            lock.unlock();
+        });
+        VnaLockTest.awaitCondition(() -> candidate.getState() == Thread.State.WAITING
+                || candidate.getState() == Thread.State.TIMED_WAITING, "the candidate to park");
+        VnaQueueNode heir = w.heir();
+        assertTrue(heir != null && heir.thread == candidate, "the candidate is not heir: " + heir);
+        release.countDown();
+        owner.join(VnaLockTest.PATIENCE);
+        candidate.join(VnaLockTest.PATIENCE);
+        assertFalse(candidate.isAlive(), "the heir never acquired");
+        assertFalse(lock.hasQueuedThreads());
+    }
+
+    /**
+     * A heir has a carrier (or CPU) to spare while the threads waiting for the lock, itself among them, are fewer than
+     * the carriers: then it spins longer and polls more often.
+     */
+    @Test
+    void aHeirHasACarrierToSpareWhileTheWaitersAreFewerThanTheCarriers() throws Exception {
+        VnaLock lock = VnaLock.withPlacement(1, () -> 0);
+        inflate(lock);
+        VnaWaiters w = (VnaWaiters) VnaLock.WAITERS.getVolatile(lock);
+        Thread me = Thread.currentThread();
+        int carriers = VnaLock.carriers(me);
+        VnaWaiters.QUEUED.setVolatile(w, carriers - 1);
+        assertTrue(VnaHeirWait.carrierToSpare(w, me), carriers - 1 + " waiters on " + carriers + " CPUs");
+        VnaWaiters.QUEUED.setVolatile(w, carriers);
+        assertFalse(VnaHeirWait.carrierToSpare(w, me), carriers + " waiters on " + carriers + " CPUs");
+        VnaWaiters.OWNER_QUEUE.setVolatile(w, 0); // a queued owner counts in queued, but does not wait
+        assertTrue(VnaHeirWait.carrierToSpare(w, me), "a queued owner is not a waiter");
+        VnaWaiters.OWNER_QUEUE.setVolatile(w, -1);
+        VnaWaiters.QUEUED.setVolatile(w, 0);
     }
 
     /**
