@@ -74,6 +74,15 @@ public final class Locks {
         return List.copyOf(FACTORIES.keySet());
     }
 
+    /**
+     * Whether the lock named {@code name} (a lock, or a keyed scheme) counts {@code io.numaloom.LockDiagnostics}: only
+     * numaloom's own locks do ({@code VNA}, {@code VNA_2_Q} and {@code KeyedLock}'s scheme). Another lock's counters
+     * would read zero however often it parks, so the bench leaves its diagnostics columns blank.
+     */
+    public static boolean countsDiagnostics(String name) {
+        return name.equals("VNA") || name.equals("VNA_2_Q") || name.equals(KeyedSchemes.KEYED_LOCK);
+    }
+
     /** Whether {@code name} is the intrinsic monitor, which the bench suite measures with {@code synchronized}. */
     public static boolean isSynchronized(String name) {
         return SYNCHRONIZED.equals(name);

@@ -5,6 +5,7 @@ import io.numaloom.bench.GuardedRegion;
 import io.numaloom.bench.PointSpec;
 import io.numaloom.bench.SectionGaps;
 import io.numaloom.bench.config.Settings;
+import io.numaloom.bench.locks.Locks;
 import io.numaloom.bench.result.ForkReport;
 import io.numaloom.bench.workloads.ConditionWaits;
 import io.numaloom.bench.workloads.Round;
@@ -137,7 +138,7 @@ public class PointBenchmark {
             execution = null;
             Round finished = currentRound;
             currentRound = null;
-            if (measuring && LockDiagnostics.enabled()) {
+            if (measuring && LockDiagnostics.enabled() && Locks.countsDiagnostics(spec.lock())) {
                 LockDiagnostics.Counts round = LockDiagnostics.snapshot().minus(diagnosticsAtStart);
                 diagnostics = diagnostics == null ? round : diagnostics.plus(round);
             }

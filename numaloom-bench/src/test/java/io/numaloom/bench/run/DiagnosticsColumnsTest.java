@@ -1,9 +1,12 @@
 package io.numaloom.bench.run;
 
+import io.numaloom.VnaLock;
 import io.numaloom.bench.Mutex;
 import io.numaloom.bench.Point;
 import io.numaloom.bench.config.BenchConfig;
 import io.numaloom.bench.config.ConfigReader;
+import io.numaloom.bench.locks.KeyedSchemes;
+import io.numaloom.bench.locks.Locks;
 import io.numaloom.bench.result.ForkReport;
 import io.numaloom.bench.result.PointResult;
 import org.junit.jupiter.api.Test;
@@ -53,6 +56,22 @@ class DiagnosticsColumnsTest {
         String html = Files.readString(out.resolve("index.html"));
         assertTrue(html.contains("<th>parks/op</th>"));
         assertTrue(html.contains("<th>yields</th>"));
+    }
+
+    /**
+     * Only numaloom's own locks count the diagnostics, so only they get the columns: a baseline's would read 0 parks
+     * however often it parks. Every registered lock that is a {@code VnaLock} counts, and only those (and
+     * {@code KeyedLock}'s scheme among the keyed ones).
+     */
+    @Test
+    void onlyNumaloomsLocksCountDiagnostics() {
+        for (String name : Locks.names()) {
+            assertEquals(Locks.create(name) instanceof VnaLock, Locks.countsDiagnostics(name), name);
+        }
+        for (String name : KeyedSchemes.names()) {
+            assertEquals(name.equals(KeyedSchemes.KEYED_LOCK), Locks.countsDiagnostics(name), name);
+        }
+        assertFalse(Locks.countsDiagnostics(Locks.SYNCHRONIZED));
     }
 
     /** On one node every handoff is local: the fraction would read 100% and mean nothing, so it is blank. */
