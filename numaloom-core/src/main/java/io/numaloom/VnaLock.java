@@ -238,8 +238,6 @@ public class VnaLock extends ConditionLock implements Lock {
 
     private static final int CPUS = Runtime.getRuntime().availableProcessors();
     private static final int CARRIERS = virtualCarriers();
-    private static final boolean PLATFORM_MAY_SPIN = CPUS > 1;
-    private static final boolean VIRTUAL_MAY_SPIN = CARRIERS > 1;
 
     static final byte PER_NODE = 0;
     static final byte PER_SOCKET = 1;
@@ -957,7 +955,7 @@ public class VnaLock extends ConditionLock implements Lock {
     }
 
     static boolean mayspin(Thread me) {
-        return me.isVirtual() ? VIRTUAL_MAY_SPIN : PLATFORM_MAY_SPIN;
+        return carriers(me) > 1;
     }
 
     private static int virtualCarriers() {
