@@ -190,7 +190,7 @@ final class VnaHeirWait {
                     continue;
                 }
                 VnaReservation.reserveIfOverdue(lock, q);
-                VnaQueueNode.PARKED.setVolatile(q, true);
+                q.announcePark();
                 if (lock.tryAcquireAsHeir(me, q)) {
                     VnaQueueNode.PARKED.setOpaque(q, false);
                     becomeOwner(w, q);
@@ -242,7 +242,7 @@ final class VnaHeirWait {
             for (int i = Math.min(gap, left); i > 0; i--) {
                 Thread.onSpinWait();
             }
-            int s = (int) VnaLock.STATE.getVolatile(lock);
+            int s = lock.state;
             if ((s & VnaLock.LOCKED) == 0) {
                 q.sawFree = true;
                 outcome = SPIN_LOST;

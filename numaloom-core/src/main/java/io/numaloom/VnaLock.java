@@ -173,18 +173,21 @@ public class VnaLock extends ConditionLock implements Lock {
      * the lock free. Non-heir waiters are woken only by designation (a CAS, then an unpark whose
      * permit is not lost if it precedes the park), so they park without a timeout.
      *
-     * <p><b>The fast path warms up.</b> The fast path's CAS and release store go through a field
-     * updater ({@link #STATE_FAST}: {@code compareAndSet}, and {@code lazySet}, a release store), and
-     * the release reads {@code waiters} as a volatile field, instead of through VarHandles with the
-     * same modes. Compiled, both are the same instructions. Interpreted, which is how a fresh JVM
-     * runs its first thousands of acquisitions, a VarHandle call passes through several generic
-     * frames (its invoker, the access mode's guard, the field's implementation) where an updater
-     * is one call that checks the receiver's class and calls an intrinsic: an uncontended
-     * lock-unlock took 1,509 ns on VarHandles against 461 ns on an updater and 520 ns for
-     * {@code ReentrantLock} (whose synchronizer uses {@code Unsafe}), all interpreted
-     * ({@code -Xint}, one thread, 100,000 pairs; 2-core VM). The rest of the lock keeps VarHandles
-     * and their explicit modes: a VarHandle ignores a field's {@code volatile}, which the updater
-     * requires.
+     * <p><b>Hot paths warm up.</b> The accesses every acquisition and release make, uncontended
+     * or contended, go through field updaters ({@link #STATE_UPDATER}, and the heir slot, the
+     * count {@code queued} and a node's status in {@link VnaWaiters} and {@link VnaQueueNode}) and
+     * through plain Java reads and writes of volatile fields, instead of through VarHandles with the
+     * same modes: a VarHandle's {@code getVolatile} is a volatile field read, {@code setRelease} is
+     * the updater's {@code lazySet}, a CAS is a CAS. Compiled, both are the same instructions.
+     * Interpreted, which is how a fresh JVM runs its first thousands of acquisitions, a VarHandle call
+     * passes through several generic frames (its invoker, the access mode's guard, the field's
+     * implementation) where an updater is one call that checks the receiver's class and calls an
+     * intrinsic, and a volatile field read is one bytecode: an uncontended lock-unlock took
+     * 1,509 ns on VarHandles against 461 ns on an updater and 520 ns for {@code ReentrantLock} (whose
+     * synchronizer uses {@code Unsafe}), all interpreted ({@code -Xint}, one thread, 100,000 pairs;
+     * 2-core VM). The pollers that spin on {@code state} (a newcomer, the heir) read it volatile where
+     * a VarHandle read it opaque or volatile: on x86 the same load. The rest keeps VarHandles and
+     * their explicit modes: a VarHandle ignores a field's {@code volatile}, which an updater requires.
      *
      * <p><b>Exceptions in the slow path.</b> The queue placement (user code for
      * {@link #withPlacement}) is asked before the thread registers, so a placement that throws
@@ -258,10 +261,11 @@ public class VnaLock extends ConditionLock implements Lock {
     static final byte CUSTOM = 2;
 
     /**
-     * The lock word: {@link #LOCKED} and {@link #RESERVED} bits. Accessed through {@link #STATE}, and on the fast
-     * path through {@link #STATE_FAST}; volatile because a field updater requires it (a VarHandle ignores it).
+     * The lock word: {@link #LOCKED} and {@link #RESERVED} bits. Accessed through {@link #STATE}, and on the hot
+     * paths through {@link #STATE_UPDATER} and volatile reads (see "Hot paths warm up" above; package-private for
+     * the heir's poll in {@link VnaHeirWait}).
      */
-    private volatile int state;
+    volatile int state;
     /**
      * The owning thread, or null; written by the thread that has just taken the lock word (here, and in
      * {@link VnaReservation#takeLapsedReservation}) and cleared by the owner only. Package-private for that.
@@ -458,11 +462,11 @@ public class VnaLock extends ConditionLock implements Lock {
         owner = null;
         VnaWaiters w = waiters;
         if (w == null) {
-            STATE_FAST.lazySet(this, 0);
+            STATE_UPDATER.lazySet(this, 0);
         } else if (w.deferredWakes != null) {
             releaseAndWake(w);
         } else if (w.quiet()) {
-            STATE_FAST.lazySet(this, 0);
+            STATE_UPDATER.lazySet(this, 0);
         } else {
             releaseContended(w);
         }
@@ -476,7 +480,7 @@ public class VnaLock extends ConditionLock implements Lock {
         VnaCondition.Waiter d = w.deferredWakes;
         w.deferredWakes = null;
         if (w.quiet()) {
-            STATE_FAST.lazySet(this, 0);
+            STATE_UPDATER.lazySet(this, 0);
         } else {
             releaseContended(w);
         }
@@ -639,7 +643,7 @@ public class VnaLock extends ConditionLock implements Lock {
 
     /** The fast path: takes a free, unreserved lock. The caller then writes {@code owner}. */
     private boolean tryAcquireFree() {
-        return STATE_FAST.compareAndSet(this, 0, LOCKED);
+        return STATE_UPDATER.compareAndSet(this, 0, LOCKED);
     }
 
     /** {@link KeyedLock}'s fast path without a spin ({@code tryLock(key)}): the fast path of {@link #lock()} alone. */
@@ -746,7 +750,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * {@code q.sawFree} that it read the lock free, even if a barger then took it first.
      */
     final boolean tryAcquireAsHeir(Thread me, VnaQueueNode q) {
-        int s = (int) STATE.getVolatile(this);
+        int s = state;
         if ((s & LOCKED) != 0) {
             return false;
         }
@@ -755,7 +759,7 @@ public class VnaLock extends ConditionLock implements Lock {
         if (seams != null) {
             seams.heirReadFree();
         }
-        if (STATE.compareAndSet(this, s, LOCKED)) {
+        if (STATE_UPDATER.compareAndSet(this, s, LOCKED)) {
             owner = me;
             if (s == DEFLATED) {
                 acquiredDeflated();
@@ -879,7 +883,7 @@ public class VnaLock extends ConditionLock implements Lock {
     private int awaitCandidacy(VnaWaiters w, VnaQueueNode q, boolean interruptible, boolean timed, long deadline)
             throws InterruptedException {
         boolean interrupted = false;
-        while ((int) VnaQueueNode.STATUS.getVolatile(q) == VnaQueueNode.WAITING) {
+        while (q.awaitsCandidacy()) {
             long nanos = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
             if (nanos <= 0L || (interrupted && interruptible)) {
                 if (q.cancelWaiting()) {
@@ -908,7 +912,7 @@ public class VnaLock extends ConditionLock implements Lock {
         }
         for (int i = NEWCOMER_SPINS; i > 0; i--) {
             Thread.onSpinWait();
-            if ((int) STATE.getOpaque(this) == 0 && tryAcquireFree()) {
+            if (state == 0 && tryAcquireFree()) {
                 owner = me;
                 return true;
             }
@@ -949,7 +953,7 @@ public class VnaLock extends ConditionLock implements Lock {
     private void releaseContended(VnaWaiters w) {
         w.forgetQueuedOwner();
         boolean look = Thread.currentThread().isVirtual() && timeToLookAtHeir();
-        int s = (int) STATE.getAndAdd(this, -LOCKED);
+        int s = STATE_UPDATER.getAndAdd(this, -LOCKED);
         boolean woke = VnaSuccession.wakeHeir(w, null);
         if ((s & RESERVED) != 0 ? woke : look && w.heirOverdue()) {
             LockDiagnostics.yieldToHeir();
@@ -1056,8 +1060,8 @@ public class VnaLock extends ConditionLock implements Lock {
 
     static final VarHandle STATE;
     static final VarHandle WAITERS;
-    /** The fast path's access to {@code state} (see "The fast path warms up" above). */
-    private static final AtomicIntegerFieldUpdater<VnaLock> STATE_FAST =
+    /** The hot paths' access to {@code state} (see "Hot paths warm up" above). */
+    private static final AtomicIntegerFieldUpdater<VnaLock> STATE_UPDATER =
             AtomicIntegerFieldUpdater.newUpdater(VnaLock.class, "state");
 
     static {

@@ -2,6 +2,7 @@ package io.numaloom;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -48,10 +49,12 @@ final class VnaQueueNode {
     final Thread thread;
     /** The queue index; written before the node is published by the tail swap. */
     int queue;
-    private VnaQueueNode next;     // NEXT
-    private int status;            // STATUS
-    private boolean parked;        // PARKED
-    private VnaWaiters waiters;    // QUEUED_IN
+    // Volatile where the hot paths read or write them directly (see "Hot paths warm up" in VnaLock);
+    // VarHandles ignore that and keep their own modes.
+    private VnaQueueNode next;               // NEXT
+    private volatile int status;             // STATUS, STATUS_UPDATER
+    private volatile boolean parked;         // PARKED
+    private volatile VnaWaiters waiters;
     /**
      * When the heir stops letting others barge (nanoTime): written by the designator before the
      * heir slot's CAS, the earlier of the designation plus {@link VnaLock#PATIENCE_NANOS} and
@@ -59,7 +62,7 @@ final class VnaQueueNode {
      */
     private long deadline;         // DEADLINE
     /** Counts the waits this node served; a designation is valid for one. */
-    private int incarnation;       // INCARNATION
+    private volatile int incarnation;
     /** This wait's parks and whether it reserved the lock: for the JFR event; the owner thread's own. */
     int parks;
     boolean reserved;
@@ -89,7 +92,7 @@ final class VnaQueueNode {
 
     void prepare(VnaWaiters w, int n) {
         // First: a designator that sees this incarnation's status also sees its number.
-        INCARNATION.setVolatile(this, incarnation + 1);
+        incarnation = incarnation + 1;
         queue = n;
         parks = 0;
         reserved = false;
@@ -98,33 +101,49 @@ final class VnaQueueNode {
         NEXT.set(this, null);
         PARKED.set(this, false);
         STATUS.set(this, WAITING);
-        QUEUED_IN.setVolatile(this, w);
+        waiters = w;
     }
 
     void becomeCandidate(VnaWaiters w, int n) {
-        STATUS.setVolatile(this, CANDIDATE);
+        status = CANDIDATE;
         w.setCandidate(n, this);
     }
 
     boolean grantCandidacy() {
-        return STATUS.compareAndSet(this, WAITING, CANDIDATE);
+        return STATUS_UPDATER.compareAndSet(this, WAITING, CANDIDATE);
     }
 
     boolean cancelWaiting() {
-        return STATUS.compareAndSet(this, WAITING, CANCELLED);
+        return STATUS_UPDATER.compareAndSet(this, WAITING, CANCELLED);
     }
 
     /** Only the candidate's own thread moves it out of CANDIDATE. */
     void cancelCandidate() {
-        STATUS.setVolatile(this, CANCELLED);
+        status = CANCELLED;
     }
 
     boolean isCandidateOf(VnaWaiters w) {
-        return QUEUED_IN.getVolatile(this) == w && (int) STATUS.getVolatile(this) == CANDIDATE;
+        return waiters == w && status == CANDIDATE;
+    }
+
+    /** Whether this node waits for the candidacy of a queue of {@code w}, or has it (for the monitoring methods). */
+    boolean isQueuedIn(VnaWaiters w) {
+        int s = status;
+        return waiters == w && (s == WAITING || s == CANDIDATE);
+    }
+
+    /** Whether this node still waits for its MCS predecessor to pass the candidacy on. */
+    boolean awaitsCandidacy() {
+        return status == WAITING;
+    }
+
+    /** The heir announces that it is about to park: a release from now on wakes it ({@link #unparkIfParked}). */
+    void announcePark() {
+        parked = true;
     }
 
     int incarnation() {
-        return (int) INCARNATION.getVolatile(this);
+        return incarnation;
     }
 
     /** Nanoseconds from {@code now} (nanoTime) to this heir's deadline; negative once it has passed. */
@@ -139,7 +158,7 @@ final class VnaQueueNode {
 
     /** Wakes the thread if it announced a park; at most once per announcement. Returns whether it did. */
     boolean unparkIfParked() {
-        if ((boolean) PARKED.getVolatile(this) && PARKED.compareAndSet(this, true, false)) {
+        if (parked && PARKED.compareAndSet(this, true, false)) {
             LockDiagnostics.unpark();
             LockSupport.unpark(thread);
             return true;
@@ -162,8 +181,8 @@ final class VnaQueueNode {
     }
 
     void retire() {
-        STATUS.setVolatile(this, DONE);
-        QUEUED_IN.setVolatile(this, null);
+        status = DONE;
+        waiters = null;
     }
 
     VnaQueueNode awaitSuccessor() {
@@ -178,9 +197,9 @@ final class VnaQueueNode {
     static final VarHandle NEXT;
     static final VarHandle STATUS;
     static final VarHandle PARKED;
-    static final VarHandle QUEUED_IN;
     static final VarHandle DEADLINE;
-    static final VarHandle INCARNATION;
+    private static final AtomicIntegerFieldUpdater<VnaQueueNode> STATUS_UPDATER =
+            AtomicIntegerFieldUpdater.newUpdater(VnaQueueNode.class, "status");
 
     static {
         try {
@@ -188,9 +207,7 @@ final class VnaQueueNode {
             NEXT = l.findVarHandle(VnaQueueNode.class, "next", VnaQueueNode.class);
             STATUS = l.findVarHandle(VnaQueueNode.class, "status", int.class);
             PARKED = l.findVarHandle(VnaQueueNode.class, "parked", boolean.class);
-            QUEUED_IN = l.findVarHandle(VnaQueueNode.class, "waiters", VnaWaiters.class);
             DEADLINE = l.findVarHandle(VnaQueueNode.class, "deadline", long.class);
-            INCARNATION = l.findVarHandle(VnaQueueNode.class, "incarnation", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

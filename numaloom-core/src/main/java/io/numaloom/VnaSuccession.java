@@ -68,7 +68,7 @@ final class VnaSuccession {
                 if (h.isCandidateOf(w)) {
                     return h.unparkIfParked();
                 }
-                VnaWaiters.HEIR.compareAndSet(w, h, null); // stale: acquired or gave up
+                w.casHeir(h, null); // stale: acquired or gave up
                 continue;
             }
             VnaQueueNode c = pickCandidate(w);
@@ -84,14 +84,14 @@ final class VnaSuccession {
                 seams.beforeHeirInstall(c.thread);
             }
             designate(c);
-            if (VnaWaiters.HEIR.compareAndSet(w, null, c)) {
+            if (w.casHeir(null, c)) {
                 if (seams != null) {
                     seams.afterHeirInstall(c.thread);
                 }
                 if (!(c.isCandidateOf(w) && c.incarnation() == incarnation)) {
                     // c acquired, or left, and may be waiting again in a new incarnation:
                     // installed now it would look live while nobody has woken it.
-                    VnaWaiters.HEIR.compareAndSet(w, c, null);
+                    w.casHeir(c, null);
                     continue;
                 }
                 if (c.thread != me) {

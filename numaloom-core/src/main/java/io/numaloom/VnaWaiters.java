@@ -4,6 +4,8 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 /**
  * The contended state of a {@link VnaLock} and its per-node MCS queues. Created on first
@@ -64,24 +66,24 @@ final class VnaWaiters extends VnaWaitersPadAfter {
      * race" in {@link VnaHeirWait}).
      */
     boolean quiet() {
-        return (int) QUEUED.getVolatile(this) == 0;
+        return queued == 0;
     }
 
     void register() {
-        QUEUED.getAndAdd(this, 1);
+        QUEUED_UPDATER.getAndIncrement(this);
     }
 
     void unregister() {
-        QUEUED.getAndAdd(this, -1);
+        QUEUED_UPDATER.getAndDecrement(this);
     }
 
     int waitingThreads() {
-        int n = (int) QUEUED.getVolatile(this) - ((int) OWNER_QUEUE.getVolatile(this) >= 0 ? 1 : 0);
+        int n = queued - ((int) OWNER_QUEUE.getVolatile(this) >= 0 ? 1 : 0);
         return Math.max(0, n);
     }
 
     VnaQueueNode heir() {
-        return (VnaQueueNode) HEIR.getVolatile(this);
+        return heir;
     }
 
     /** Whether there is a heir and its deadline has passed. */
@@ -91,7 +93,12 @@ final class VnaWaiters extends VnaWaitersPadAfter {
     }
 
     void clearHeir(VnaQueueNode q) {
-        HEIR.compareAndSet(this, q, null);
+        HEIR_UPDATER.compareAndSet(this, q, null);
+    }
+
+    /** The heir slot's CAS: installs {@code update} if the heir is {@code expect}. */
+    boolean casHeir(VnaQueueNode expect, VnaQueueNode update) {
+        return HEIR_UPDATER.compareAndSet(this, expect, update);
     }
 
     int ownerQueue() {
@@ -145,9 +152,7 @@ final class VnaWaiters extends VnaWaitersPadAfter {
                 c = (VnaQueueNode) SLOTS.getVolatile(slots, candidateIndex(n));
             }
             for (int steps = 0; c != null && steps < MAX_WALK; steps++) {
-                int status = (int) VnaQueueNode.STATUS.getVolatile(c);
-                if (VnaQueueNode.QUEUED_IN.getVolatile(c) == this && (status == VnaQueueNode.WAITING || status == VnaQueueNode.CANDIDATE)
-                        && !threads.contains(c.thread)) {
+                if (c.isQueuedIn(this) && !threads.contains(c.thread)) {
                     threads.add(c.thread);
                 }
                 c = (VnaQueueNode) VnaQueueNode.NEXT.getVolatile(c);
@@ -192,8 +197,10 @@ final class VnaWaiters extends VnaWaitersPadAfter {
     }
 
     private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(Object[].class);
-    static final VarHandle HEIR;
-    static final VarHandle QUEUED;
+    private static final AtomicReferenceFieldUpdater<VnaWaitersHot, VnaQueueNode> HEIR_UPDATER =
+            AtomicReferenceFieldUpdater.newUpdater(VnaWaitersHot.class, VnaQueueNode.class, "heir");
+    private static final AtomicIntegerFieldUpdater<VnaWaitersHot> QUEUED_UPDATER =
+            AtomicIntegerFieldUpdater.newUpdater(VnaWaitersHot.class, "queued");
     static final VarHandle OWNER_QUEUE;
     static final VarHandle SERVING_QUEUE;
     static final VarHandle TURN_START;
@@ -202,8 +209,6 @@ final class VnaWaiters extends VnaWaitersPadAfter {
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
-            HEIR = l.findVarHandle(VnaWaitersHot.class, "heir", VnaQueueNode.class);
-            QUEUED = l.findVarHandle(VnaWaitersHot.class, "queued", int.class);
             OWNER_QUEUE = l.findVarHandle(VnaWaitersHot.class, "ownerQueue", int.class);
             SERVING_QUEUE = l.findVarHandle(VnaWaitersHot.class, "servingQueue", int.class);
             TURN_START = l.findVarHandle(VnaWaitersHot.class, "turnStart", long.class);
@@ -226,10 +231,10 @@ abstract class VnaWaitersPadBefore {
 
 /** The fields every contended acquire and release touch, with 128 bytes of padding on each side. */
 abstract class VnaWaitersHot extends VnaWaitersPadBefore {
-    /** The one candidate allowed to compete for the flag; null if none. */
-    VnaQueueNode heir;
-    /** Threads in the slow path, plus one while a queued owner holds the lock. */
-    int queued;
+    /** The one candidate allowed to compete for the flag; null if none. Moved by CAS ({@code HEIR_UPDATER}). */
+    volatile VnaQueueNode heir;
+    /** Threads in the slow path, plus one while a queued owner holds the lock. Counted by {@code QUEUED_UPDATER}. */
+    volatile int queued;
     /** Queue of the owner if it came through a queue, else -1; written under the lock. */
     int ownerQueue = -1;
     /** The queue whose turn it is, and when its turn began (nanoTime); written under the lock. */

@@ -37,7 +37,7 @@ class VnaLockContendedPathTest {
         lock.lock();
         VnaQueueNode stale = VnaQueueNode.forCurrentThread(Thread.currentThread()); // not queued anywhere
         VnaWaiters w = (VnaWaiters) VnaLock.WAITERS.getVolatile(lock);
-        VnaWaiters.HEIR.setVolatile(w, stale);
+        w.heir = stale;
         AtomicBoolean acquired = new AtomicBoolean();
         Thread waiter = Thread.ofPlatform().start(() -> {
             lock.lock();
@@ -66,7 +66,7 @@ class VnaLockContendedPathTest {
         VnaQueueNode stale = VnaQueueNode.forCurrentThread(Thread.currentThread());
         // Replace the live heir by a stale node, as a slow installer would have.
         VnaQueueNode live = w.heir();
-        VnaWaiters.HEIR.setVolatile(w, stale);
+        w.heir = stale;
         lock.unlock();
         waiter.join(VnaLockTest.PATIENCE);
         assertFalse(waiter.isAlive(), "the live candidate " + live.thread + " was never designated");
@@ -209,14 +209,14 @@ class VnaLockContendedPathTest {
         VnaWaiters w = (VnaWaiters) VnaLock.WAITERS.getVolatile(lock);
         Thread me = Thread.currentThread();
         int carriers = VnaLock.carriers(me);
-        VnaWaiters.QUEUED.setVolatile(w, carriers - 1);
+        w.queued = carriers - 1;
         assertTrue(VnaHeirWait.carrierToSpare(w, me), carriers - 1 + " waiters on " + carriers + " CPUs");
-        VnaWaiters.QUEUED.setVolatile(w, carriers);
+        w.queued = carriers;
         assertFalse(VnaHeirWait.carrierToSpare(w, me), carriers + " waiters on " + carriers + " CPUs");
         VnaWaiters.OWNER_QUEUE.setVolatile(w, 0); // a queued owner counts in queued, but does not wait
         assertTrue(VnaHeirWait.carrierToSpare(w, me), "a queued owner is not a waiter");
         VnaWaiters.OWNER_QUEUE.setVolatile(w, -1);
-        VnaWaiters.QUEUED.setVolatile(w, 0);
+        w.queued = 0;
     }
 
     /**
