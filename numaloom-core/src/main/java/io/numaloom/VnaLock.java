@@ -178,7 +178,8 @@ public class VnaLock extends ConditionLock implements Lock {
      * count {@code queued} and a node's status in {@link VnaWaiters} and {@link VnaQueueNode}) and
      * through plain Java reads and writes of volatile fields, instead of through VarHandles with the
      * same modes: a VarHandle's {@code getVolatile} is a volatile field read, {@code setRelease} is
-     * the updater's {@code lazySet}, a CAS is a CAS. Compiled, both are the same instructions.
+     * the updater's {@code lazySet}, a CAS is a CAS. Compiled, both inline to the same accesses, the
+     * updater's with a check of the receiver's class (JMH lock-unlock and the benches read no difference).
      * Interpreted, which is how a fresh JVM runs its first thousands of acquisitions, a VarHandle call
      * passes through several generic frames (its invoker, the access mode's guard, the field's
      * implementation) where an updater is one call that checks the receiver's class and calls an
