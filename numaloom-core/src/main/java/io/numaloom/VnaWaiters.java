@@ -93,7 +93,7 @@ final class VnaWaiters extends VnaWaitersPadAfter {
     }
 
     void clearHeir(VnaQueueNode q) {
-        HEIR_UPDATER.compareAndSet(this, q, null);
+        casHeir(q, null);
     }
 
     /** The heir slot's CAS: installs {@code update} if the heir is {@code expect}. */
