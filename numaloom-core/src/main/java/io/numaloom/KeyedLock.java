@@ -1077,7 +1077,7 @@ public final class KeyedLock<K> {
     /**
      * The fast path of every acquisition: finds the record bound to {@code key} without a lock and
      * takes its free lock with one CAS (with {@code spin}, after VnaLock's newcomer spin, about a
-     * microsecond, if the lock is held and nobody is queued; {@code tryLock(key)} does not spin). The binding read before the CAS is read again after it: a
+     * microsecond, if the lock is held and no heir competes for it; {@code tryLock(key)} does not spin). The binding read before the CAS is read again after it: a
      * record that was deflated and rebound in between is released again (it is no longer this
      * key's). Returns the record it locked; {@link #MISSED} if it found the record but the lock was
      * not free or the CAS lost a race; null if it found no record of the key (then the slow path

@@ -55,7 +55,15 @@ import java.util.concurrent.TimeUnit;
  * per point, runs alternating), a fixed budget of {@link #HEIR_SPINS} read 0.84 to 0.92 of
  * {@code ReentrantLock} (geometric mean 0.886 over 6 ratios), the adaptive one 0.85 to 1.27 (0.991
  * over 11 with the deference, 0.984 over 6 without), as its halving was measured to do when it
- * came in (below).
+ * came in (below). The nap stayed: without it a heir that lost to a barger announces its park at
+ * once, and the owner's next release unparks it (0.04 parks and unparks per operation instead of
+ * none), only for it to lose again. A scratch build that turns the nap off by a system property,
+ * both variants' points alternating in one run (three rounds of one-fork runs, the variants in
+ * rotated order, 20 warm-up and 10 measured rounds), VNA's throughput without the nap / with it,
+ * geometric mean over the rounds: RandBash on virtual threads 0.93, 0.86 and 0.90 at 2, 8 and 32
+ * threads; at 8 and 32, 0.77 and 0.78 in a run of 3 forks per point, 0.85 and 0.83 in one of 2.
+ * At consumeCpu (100 tokens, platform and virtual threads), RandBash on platform threads and the
+ * thesis's high contention it read 0.92 to 1.13, within this machine's noise (issue 46, 2 cores).
  *
  * <p><b>Spinning while a carrier is to spare.</b> While the threads waiting for the lock are
  * fewer than the carriers of a virtual heir (the CPUs of a platform one), the owner and every

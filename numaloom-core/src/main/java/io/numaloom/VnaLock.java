@@ -46,9 +46,9 @@ import java.util.function.IntSupplier;
  * <li>on machines with several NUMA nodes, waiters queue per node, and the lock prefers to pass
  *     from a waiter to another waiter of the same node for a bounded time, so the data it
  *     protects stays in one node's caches;
- * <li>waiting that suits virtual threads: while nobody is queued, a thread that finds the lock
- *     held polls it for about a microsecond before it queues; once threads are queued, only one of
- *     them (the heir) spins, briefly (tens of microseconds while the waiting threads are fewer than
+ * <li>waiting that suits virtual threads: while no waiting thread competes for the lock, a thread
+ *     that finds it held polls it for about a microsecond before it queues; once one does, only
+ *     that one (the heir) spins, briefly (tens of microseconds while the waiting threads are fewer than
  *     the carriers, so that no thread needs the carrier it takes), and every other waiter is parked
  *     and uses no CPU. With one carrier nobody spins.
  * </ul>
@@ -657,7 +657,7 @@ public class VnaLock extends ConditionLock implements Lock {
     }
 
     /**
-     * {@link KeyedLock}'s fast path: the fast path of {@link #lock()}, then, while nobody is queued,
+     * {@link KeyedLock}'s fast path: the fast path of {@link #lock()}, then, while no heir competes,
      * its newcomer's spin ({@link #NEWCOMER_SPINS} polls): a short critical section ends within it,
      * and the key's record need not be pinned. No queueing, no re-entry.
      */
@@ -904,8 +904,23 @@ public class VnaLock extends ConditionLock implements Lock {
     /**
      * A newcomer that finds no heir spins for {@link #NEWCOMER_SPINS} polls before it queues: a
      * short critical section ends within that, and the lock is then taken without touching the
-     * queues. Once a heir exists newcomers queue at once, so while threads are queued only the
-     * heir spins; on one carrier nobody spins.
+     * queues. Once a heir exists newcomers queue at once, so that only the heir spins; threads
+     * may be queued without a heir (while a queued owner holds the lock and has not yet designated
+     * its successor), and newcomers spin then. On one carrier nobody spins.
+     *
+     * <p><b>What it pays</b> (issue 46; 2 cores, a scratch build that turns the poll off by a
+     * system property, both variants' points alternating in one run: three rounds of one-fork runs,
+     * the variants in rotated order, 20 warm-up and 10 measured rounds each, VNA's throughput
+     * without the poll / with it, geometric mean over the rounds). It pays where two threads share
+     * the lock and its holder releases within a microsecond: RandBash on 2 virtual threads 0.91
+     * (0.92 and 0.91 in two runs of 2 and 3 forks per point), the thesis's high contention on 2
+     * virtual threads 0.81 (0.88 and 1.01). It may cost on that high contention at 32 virtual
+     * threads, 1.06 without it (1.06, 1.07 and 1.16 in three more runs): there newcomers poll while
+     * a queued owner, which yields inside its section, holds the lock (its successor becomes heir
+     * at its release), and may take for a microsecond the carrier that owner waits for. A variant that polled only
+     * while no thread waited read 0.92 there in one run, so that was not pursued. Elsewhere
+     * (consumeCpu with 100 tokens and RandBash on 2 to 32 platform and virtual threads, the high
+     * contention at 8) the ratios ran from 0.86 to 1.17 without a direction: this machine's noise.
      */
     private boolean spinAsNewcomer(Thread me) {
         if (!mayspin(me)) {
