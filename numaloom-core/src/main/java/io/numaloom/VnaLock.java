@@ -154,6 +154,15 @@ public class VnaLock extends ConditionLock implements Lock {
      * to 0.99 of unfair {@code ReentrantLock} there (3 alternating runs each of 10 warm-up and 20
      * measured rounds; a 3-fork run of the whole configuration then read 0.91, within the
      * intervals), and from 0.85-0.88 to 0.94-0.97 on RandBash at 8 threads (2 each).
+     * On virtual threads the yield pays in the time bound, not in throughput. A scratch build that
+     * turns it off by a system property, both variants' points alternating in one run (three rounds
+     * of one-fork runs, rotated order, 20 warm-up and 10 measured rounds; 2 cores, issue 46):
+     * throughput without it / with it 0.79 to 1.11 over ten points, geometric mean 0.99, within the
+     * noise; the longest wait of a round without it / with it: RandBash on 32 virtual threads 20-29
+     * ms against 5.5-9.8 ms, consumeCpu (100 tokens) on 32 10-16 ms against 5.2-8.1 ms, the LRU
+     * cache of real-world.json on 8 and 32 8.3-15 and 13-14 ms against 4.1-6.8 and 6.2-8.4 ms, with
+     * more reservations (consumeCpu on 32: 144-276 against 62-99 a run): overdue heirs that did not
+     * run reserved later.
      *
      * <p><b>Unlock and the benign race.</b> {@code unlock} of a lock whose {@code VnaWaiters} is
      * absent, or whose {@code queued} is zero, stores 0 into {@code state} with release semantics:
