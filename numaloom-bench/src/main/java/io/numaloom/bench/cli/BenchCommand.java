@@ -75,6 +75,8 @@ final class BenchCommand {
             String locks = null;
             String threads = null;
             String operations = null;
+            boolean virtual = false;
+            boolean platform = false;
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--config", "-c" -> config = Path.of(Main.optionValue(args, ++i, "--config"));
@@ -88,6 +90,8 @@ final class BenchCommand {
                     case "--locks" -> locks = Main.optionValue(args, ++i, "--locks");
                     case "--threads" -> threads = Main.optionValue(args, ++i, "--threads");
                     case "--operations" -> operations = Main.optionValue(args, ++i, "--operations");
+                    case "--virtual" -> virtual = true;
+                    case "--platform" -> platform = true;
                     default -> {
                         if (args[i].startsWith("--config=")) {
                             config = Path.of(args[i].substring("--config=".length()));
@@ -106,10 +110,11 @@ final class BenchCommand {
                             + "your class under " + String.join(", ", LockMatrix.DEFAULT_LOCKS) + " (or --locks); a configuration "
                             + "measures it with a bench of the \"runnable\" workload");
                 }
-                workload = new WorkloadArgs(workloadClass, classpath == null ? "" : classpath, locks, threads, operations);
+                workload = new WorkloadArgs(workloadClass, classpath == null ? "" : classpath, locks, threads, operations,
+                        virtual, platform);
             } else {
                 for (String[] o : new String[][] {{"--classpath", classpath}, {"--locks", locks}, {"--threads", threads},
-                        {"--operations", operations}}) {
+                        {"--operations", operations}, {"--virtual", virtual ? "" : null}, {"--platform", platform ? "" : null}}) {
                     if (o[1] != null) {
                         throw new Main.UsageException(o[0] + " applies to --workload-class only (a configuration names its "
                                 + "locks, threads and work itself)");
@@ -120,8 +125,12 @@ final class BenchCommand {
         }
     }
 
-    /** {@code --workload-class} and the options that go with it, as given. */
-    record WorkloadArgs(String className, String classpath, String locks, String threads, String operations) {
+    /**
+     * {@code --workload-class} and the options that go with it, as given; {@code virtual} and {@code platform} restrict the
+     * thread types (both or neither: both).
+     */
+    record WorkloadArgs(String className, String classpath, String locks, String threads, String operations,
+                        boolean virtual, boolean platform) {
 
         /** The configuration that measures the class: {@link LockMatrix#config()}. */
         BenchConfig config() {
@@ -137,6 +146,12 @@ final class BenchCommand {
                 }
                 if (operations != null) {
                     matrix.operations(number(operations, "--operations"));
+                }
+                if (virtual) {
+                    matrix.virtual();
+                }
+                if (platform) {
+                    matrix.platform();
                 }
             } catch (IllegalArgumentException e) {
                 // LockMatrix names its method (locks, threads, operations): the option is that name with "--".
@@ -366,7 +381,8 @@ final class BenchCommand {
         StringBuilder sb = new StringBuilder("""
                 Usage: ./numaloom bench [--config FILE] [--quick] [--out DIR] [--resume] [--dry-run]
                        ./numaloom bench --workload-class CLASS --classpath JARS [--locks L1,L2] [--threads N1,N2]
-                                        [--operations N] [--quick] [--out DIR] [--resume] [--dry-run]
+                                        [--operations N] [--virtual] [--platform] [--quick] [--out DIR]
+                                        [--resume] [--dry-run]
 
                 Runs every point (bench x thread count x lock) of a configuration, each in fresh JMH-forked
                 JVMs, and writes into DIR (default results/<timestamp>/):
@@ -410,6 +426,8 @@ final class BenchCommand {
                                  other thread counts
                   --operations N critical sections per round over all threads (default 100000; raise it
                                  when a round takes less than about 100 ms, the "time ms" column)
+                  --virtual      on virtual threads only (half the points)
+                  --platform     on platform threads only; with --virtual, or with neither: both
                   The same from Java: io.numaloom.bench.api.LockMatrix (see README.md).
 
                 Exit status: 0 all points measured; 2 bad usage or configuration (--resume where there is

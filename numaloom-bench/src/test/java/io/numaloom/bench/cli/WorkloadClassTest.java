@@ -117,6 +117,22 @@ class WorkloadClassTest {
     }
 
     @Test
+    void virtualOrPlatformRestrictsTheThreadTypes() {
+        for (String type : List.of("virtual", "platform")) {
+            MainTest.Result r = MainTest.main("bench", "--workload-class", "com.acme.Counter", "--classpath", jar.toString(),
+                    "--" + type, "--locks", "VNA", "--threads", "1,4", "--dry-run");
+            assertEquals(0, r.status(), r.err());
+            List<String> points = r.out().lines().filter(l -> l.startsWith("  ")).map(String::strip).toList();
+            assertEquals(List.of("Counter-" + type + "/VNA/1", "Counter-" + type + "/VNA/4"), points, r.out());
+        }
+        MainTest.Result both = MainTest.main("bench", "--workload-class", "com.acme.Counter", "--classpath", jar.toString(),
+                "--virtual", "--platform", "--locks", "VNA", "--threads", "1", "--dry-run");
+        assertEquals(0, both.status(), both.err());
+        List<String> points = both.out().lines().filter(l -> l.startsWith("  ")).map(String::strip).sorted().toList();
+        assertEquals(List.of("Counter-platform/VNA/1", "Counter-virtual/VNA/1"), points, both.out());
+    }
+
+    @Test
     void everyMistakeNamesItsOption(@TempDir Path out) throws IOException {
         String cp = jar.toString();
         expectUsage(out, "--classpath: no such jar file or directory: ", "--workload-class", "com.acme.Counter", "--classpath", "missing.jar");
@@ -128,6 +144,8 @@ class WorkloadClassTest {
         expectUsage(out, "--workload-class and --config exclude each other",
                 "--workload-class", "com.acme.Counter", "--classpath", cp, "--config", "configs/default.json");
         expectUsage(out, "--locks applies to --workload-class only", "--locks", "VNA");
+        expectUsage(out, "--virtual applies to --workload-class only", "--virtual");
+        expectUsage(out, "--platform applies to --workload-class only", "--platform", "--config", "configs/default.json");
         expectUsage(out, "--locks: unknown lock 'BOGUS'", "--workload-class", "com.acme.Counter", "--classpath", cp, "--locks", "VNA,BOGUS");
         expectUsage(out, "--threads: not a whole number: 'x'", "--workload-class", "com.acme.Counter", "--classpath", cp, "--threads", "1,x");
         expectUsage(out, "--workload-class needs a value", "--workload-class");
