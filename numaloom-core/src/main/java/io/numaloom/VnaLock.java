@@ -161,8 +161,8 @@ public class VnaLock extends ConditionLock implements Lock {
      * noise; the longest wait of a round without it / with it: RandBash on 32 virtual threads 20-29
      * ms against 5.5-9.8 ms, consumeCpu (100 tokens) on 32 10-16 ms against 5.2-8.1 ms, the LRU
      * cache of real-world.json on 8 and 32 8.3-15 and 13-14 ms against 4.1-6.8 and 6.2-8.4 ms, with
-     * more reservations (consumeCpu on 32: 144-276 against 62-99 a run): overdue heirs that did not
-     * run reserved later.
+     * more reservations, that is more heirs past their deadline (consumeCpu on 32: 144-276 against
+     * 62-99 a run).
      *
      * <p><b>Unlock and the benign race.</b> {@code unlock} of a lock whose {@code VnaWaiters} is
      * absent, or whose {@code queued} is zero, stores 0 into {@code state} with release semantics:
