@@ -57,8 +57,8 @@ import java.util.concurrent.TimeUnit;
  * over 11 with the deference, 0.984 over 6 without), as its halving was measured to do when it
  * came in (below). The nap stayed: without it a heir that lost to a barger announces its park at
  * once, and the owner's next release unparks it (RandBash: 0.04 parks and unparks per operation
- * instead of none). A scratch build that turns the nap off by a system property,
- * both variants' points alternating in one run (three rounds of one-fork runs, the variants in
+ * instead of none). A scratch build that turns the nap off by a system property, both variants'
+ * points alternating in one run (three rounds of one-fork runs, the variants in
  * rotated order, 20 warm-up and 10 measured rounds), VNA's throughput without the nap / with it,
  * geometric mean over the rounds: RandBash on virtual threads 0.93, 0.86 and 0.90 at 2, 8 and 32
  * threads; at 8 and 32, 0.77 and 0.78 in a run of 3 forks per point, 0.85 and 0.83 in one of 2.

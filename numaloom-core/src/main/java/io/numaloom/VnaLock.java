@@ -926,10 +926,11 @@ public class VnaLock extends ConditionLock implements Lock {
      * virtual threads 0.81 (0.88 and 1.01). It may cost on that high contention at 32 virtual
      * threads, 1.06 without it (1.06, 1.07 and 1.16 in three more runs): there newcomers poll while
      * a queued owner, which yields inside its section, holds the lock (its successor becomes heir
-     * at its release), and may take for a microsecond the carrier that owner waits for. A variant that polled only
-     * while no thread waited read 0.92 there in one run, so that was not pursued. Elsewhere
-     * (consumeCpu with 100 tokens and RandBash on 2 to 32 platform and virtual threads, the high
-     * contention at 8) the ratios ran from 0.86 to 1.17 without a direction: this machine's noise.
+     * at its release), and may take for a microsecond the carrier that owner waits for. A variant
+     * that polled only while no thread waited read 0.92 there in one run, so that was not pursued.
+     * Elsewhere (consumeCpu with 100 tokens and RandBash on 2 to 32 platform and virtual threads,
+     * the high contention at 8) the ratios ran from 0.86 to 1.17 without a direction: this
+     * machine's noise.
      */
     private boolean spinAsNewcomer(Thread me) {
         if (!mayspin(me)) {

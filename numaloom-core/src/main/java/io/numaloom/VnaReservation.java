@@ -63,9 +63,10 @@ package io.numaloom;
  * scheduling delay, and T becomes heir after those k acquisitions, already overdue.
  *
  * <p><b>What the starvation deadline costs.</b> Nothing measurable in throughput, and it shortens
- * the longest waits, by half or more at 32 threads. A scratch build that gives every heir the deadline of
- * patience alone (a system property), both variants' points alternating in one run (three rounds
- * of one-fork runs, rotated order, 20 warm-up and 10 measured rounds; 2 cores, issue 46):
+ * the longest waits, to about half at 32 threads. A scratch build that gives every heir the
+ * deadline of patience alone (a system property), both variants' points alternating in one run
+ * (three rounds of one-fork runs, rotated order, 20 warm-up and 10 measured rounds; 2 cores,
+ * issue 46):
  * throughput without it / with it 0.85 to 1.10 over ten points (consumeCpu with 100 tokens and
  * RandBash on 8 and 32 threads, the LRU cache of real-world.json, the thesis's high contention),
  * geometric mean 0.99, within the noise; the longest wait of a round without it / with it:
