@@ -52,7 +52,7 @@ final class VnaQueueNode {
     // Volatile where the hot paths read or write them directly (see "Hot paths warm up" in VnaLock);
     // VarHandles ignore that and keep their own modes.
     private VnaQueueNode next;               // NEXT
-    private volatile int status;             // STATUS, STATUS_UPDATER
+    private volatile int status;             // STATUS_UPDATER
     private volatile boolean parked;         // PARKED
     private volatile VnaWaiters waiters;
     /**
@@ -100,7 +100,7 @@ final class VnaQueueNode {
         queuedAt = System.nanoTime();
         NEXT.set(this, null);
         PARKED.set(this, false);
-        STATUS.set(this, WAITING);
+        STATUS_UPDATER.lazySet(this, WAITING); // a plain store on x86; published by the volatile write below
         waiters = w;
     }
 
@@ -195,7 +195,6 @@ final class VnaQueueNode {
     }
 
     static final VarHandle NEXT;
-    static final VarHandle STATUS;
     static final VarHandle PARKED;
     static final VarHandle DEADLINE;
     private static final AtomicIntegerFieldUpdater<VnaQueueNode> STATUS_UPDATER =
@@ -205,7 +204,6 @@ final class VnaQueueNode {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             NEXT = l.findVarHandle(VnaQueueNode.class, "next", VnaQueueNode.class);
-            STATUS = l.findVarHandle(VnaQueueNode.class, "status", int.class);
             PARKED = l.findVarHandle(VnaQueueNode.class, "parked", boolean.class);
             DEADLINE = l.findVarHandle(VnaQueueNode.class, "deadline", long.class);
         } catch (ReflectiveOperationException e) {
