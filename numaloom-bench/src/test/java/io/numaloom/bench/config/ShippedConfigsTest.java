@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -117,26 +118,38 @@ class ShippedConfigsTest {
 
     /**
      * The queue sweep (issue 44): N producers and N consumers for N = 1, 2, 4, 16, 64, capacities 1, 16 and 1024, both
-     * thread types, the buffer over VnaLock, unfair ReentrantLock and synchronized beside the JDK's two blocking queues;
-     * one fork per point, and the description says how long it takes.
+     * thread types, the buffer over VnaLock, unfair ReentrantLock and its twin beside the JDK's two blocking queues, with
+     * rounds ten times those that could not tell the locks apart (at least 40000 items, 5 warm-up rounds); synchronized
+     * in benches of its own beside the same ReentrantLock at a tenth of the items; one fork per point, and the
+     * description says how long it takes.
      */
     @Test
     void theQueueSweepCoversEveryCapacityThreadTypeAndProducerCount() throws Exception {
         BenchConfig config = ConfigReader.read(CONFIGS.resolve("queue-sweep.json"));
         List<BenchDefinition> benches = config.activeBenches();
-        assertEquals(6, benches.size());
+        assertEquals(12, benches.size());
+        Map<Integer, Long> items = Map.of(1, 40_000L, 16, 300_000L, 1024, 600_000L);
         for (BenchDefinition b : benches) {
+            boolean monitor = b.id().endsWith("-synchronized");
             assertEquals("queue", b.kind().jsonName(), b.id());
-            assertEquals(List.of("VNA", "UNFAIR_REENTRANT", "SYNCHRONIZED", "ARRAY_BLOCKING_QUEUE", "LINKED_BLOCKING_QUEUE"),
+            assertEquals(monitor ? List.of("SYNCHRONIZED", "UNFAIR_REENTRANT")
+                            : List.of("VNA", "UNFAIR_REENTRANT", "UNFAIR_REENTRANT_TWIN", "ARRAY_BLOCKING_QUEUE", "LINKED_BLOCKING_QUEUE"),
                     b.locks(), b.id());
             assertEquals(List.of(2, 4, 8, 32, 128), b.threads(), b.id() + ": N = 1, 2, 4, 16, 64 producers and as many consumers");
             assertEquals(50, b.settings().getInt("producerPercent"), b.id());
             assertEquals(1, b.forks(), b.id());
+            long expected = items.get(b.settings().getInt("capacity")) / (monitor ? 10 : 1);
+            assertEquals(expected, b.settings().getLong("actionsCount"), b.id());
+            assertEquals(monitor ? 3 : 5, b.warmupIterations(), b.id());
             assertEquals("UNFAIR_REENTRANT", io.numaloom.bench.report.Summary.baselineOf(b), b.id());
         }
         assertEquals(List.of("1 platform", "1 virtual", "16 platform", "16 virtual", "1024 platform", "1024 virtual"),
-                benches.stream().map(b -> b.settings().getInt("capacity") + " " + b.threadType()).toList());
-        assertEquals(150, BenchRunner.points(config).size());
+                benches.stream().filter(b -> !b.id().endsWith("-synchronized"))
+                        .map(b -> b.settings().getInt("capacity") + " " + b.threadType()).toList());
+        assertEquals(List.of("1 platform", "1 virtual", "16 platform", "16 virtual", "1024 platform", "1024 virtual"),
+                benches.stream().filter(b -> b.id().endsWith("-synchronized"))
+                        .map(b -> b.settings().getInt("capacity") + " " + b.threadType()).toList());
+        assertEquals(210, BenchRunner.points(config).size());
         assertTrue(config.description().matches("(?s).*[0-9]+ minutes.*"), "says how long it takes: " + config.description());
     }
 }
