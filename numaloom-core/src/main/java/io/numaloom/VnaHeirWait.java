@@ -93,6 +93,35 @@ import java.util.concurrent.TimeUnit;
  * (consumeCpu and RandBash at 8 threads 0.80-0.90 against 0.88-1.00); the poll gap shrinking while
  * the owner releases less than twice per poll (RandBash at 8 threads 0.78).
  *
+ * <p><b>Spinning when every CPU is busy (platform threads; measured, not acted on).</b> Both spins,
+ * the newcomer's poll ({@link VnaLock}) and this one while a carrier is to spare, count only the
+ * threads waiting for the lock. Platform threads that work outside the lock want the CPUs too, and
+ * once they outnumber them a spin takes the CPU of a thread that has work. On the queue sweep's
+ * capacity 1024 (configs/queue-sweep.json: 100 tokens outside the lock before each put and after
+ * each take, so the buffer's lock is taken and released some 3,000 to 4,000 times a millisecond), 2
+ * cores, VNA read 0.73 to 0.90 of unfair {@code ReentrantLock} at 4 and 8 platform threads in seven
+ * of eight one-run side-by-side comparisons (1.03 at 4 threads in the eighth), and used 14.0 s of
+ * CPU where {@code ReentrantLock} used 10.2 s for the same run at 8 threads ({@code perf stat});
+ * 55% of its acquisitions at 4 threads took the slow path, and 99.9% of those ended in the
+ * newcomer's poll. A scratch build without either spin on platform threads: 0.86 to 0.98 at 4 and 8
+ * threads (four runs), 11.1 s of CPU, but 0.78 to 0.90 at 2 threads, where the spins pay (1.13 to
+ * 1.21 with them). A scratch rule that lets a platform thread spin only while the running count of
+ * {@code /proc/loadavg} (sampled at most once a millisecond) is at most the CPUs, HotSpot's "spin
+ * while a processor is idle" read literally (2 forks, side by side): 1.24 at 2 threads (1.15
+ * without the rule), 0.96 at 8 (0.77), 0.81 at 4 (0.89; a 1-fork run read 1.03, 0.75 and 0.95 at 2,
+ * 4 and 8), and consumeCpu and RandBash on 2, 8 and 32 platform threads with no work outside the
+ * lock unchanged (geometric mean 1.02 against 1.005 over six points); but capacity 16 on 8 and 32
+ * platform threads kept only half its lead (3.63 and 5.98 of {@code ReentrantLock} against 5.74 and
+ * 12.94), since there the spins take a lock that {@code ReentrantLock}'s waiters reach through a
+ * futex wake-up each (this VM takes 20 to 30 µs to run a woken platform thread). A newcomer's poll
+ * of 4 pauses and then 4 yields on platform threads (a yield returns at once on an idle CPU and
+ * hands a busy one to a thread that has work): capacity 1024 at 2, 4, 8 and 32 threads 1.27, 1.15,
+ * 1.03, 0.93 against 1.14, 0.93, 0.68, 0.91, but capacity 16 at 8 threads 2.73 against 5.94, and
+ * consumeCpu and RandBash with no work outside 0.98 in geometric mean against 1.02 (RandBash at 2
+ * threads 0.84 against 0.98; one run each, side by side). Neither was kept: each moves the loss
+ * from one workload to another. These runs are the measurement that a rule which knows whether a
+ * CPU is idle has to beat (issue 46).
+ *
  * <p><b>The benign race.</b> An unlock that read a stale "quiet" hint stores 0 without waking
  * anybody (see "Unlock and the benign race" in {@link VnaLock}): a heir that registered
  * concurrently fails its CAS and parks while nobody will wake it. Two things recover from this,
