@@ -117,11 +117,11 @@ class ShippedConfigsTest {
     }
 
     /**
-     * The queue sweep (issue 44): N producers and N consumers for N = 1, 2, 4, 16, 64, capacities 1, 16 and 1024, both
-     * thread types, the buffer over VnaLock, unfair ReentrantLock and its twin beside the JDK's two blocking queues, with
-     * rounds ten times those that could not tell the locks apart (at least 40000 items, 5 warm-up rounds); synchronized
-     * in benches of its own beside the same ReentrantLock at a tenth of the items; one fork per point, and the
-     * description says how long it takes.
+     * The queue sweep (issue 44): N producers and N consumers for N = 1, 2, 4, 16, 64, capacities 1, 16 and 1024,
+     * both thread types, the buffer over VnaLock, unfair ReentrantLock and its twin beside the JDK's two blocking
+     * queues, with rounds ten times those that could not tell the locks apart (at least 40000 items, 5 warm-up
+     * rounds); synchronized in benches of its own beside the same ReentrantLock at a tenth of the items; one fork per
+     * point, and the description says how long it takes.
      */
     @Test
     void theQueueSweepCoversEveryCapacityThreadTypeAndProducerCount() throws Exception {
@@ -132,9 +132,10 @@ class ShippedConfigsTest {
         for (BenchDefinition b : benches) {
             boolean monitor = b.id().endsWith("-synchronized");
             assertEquals("queue", b.kind().jsonName(), b.id());
-            assertEquals(monitor ? List.of("SYNCHRONIZED", "UNFAIR_REENTRANT")
-                            : List.of("VNA", "UNFAIR_REENTRANT", "UNFAIR_REENTRANT_TWIN", "ARRAY_BLOCKING_QUEUE", "LINKED_BLOCKING_QUEUE"),
-                    b.locks(), b.id());
+            List<String> locks = monitor ? List.of("SYNCHRONIZED", "UNFAIR_REENTRANT")
+                    : List.of("VNA", "UNFAIR_REENTRANT", "UNFAIR_REENTRANT_TWIN",
+                            "ARRAY_BLOCKING_QUEUE", "LINKED_BLOCKING_QUEUE");
+            assertEquals(locks, b.locks(), b.id());
             assertEquals(List.of(2, 4, 8, 32, 128), b.threads(), b.id() + ": N = 1, 2, 4, 16, 64 producers and as many consumers");
             assertEquals(50, b.settings().getInt("producerPercent"), b.id());
             assertEquals(1, b.forks(), b.id());
