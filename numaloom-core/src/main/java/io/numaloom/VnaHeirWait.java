@@ -118,7 +118,7 @@ import java.util.concurrent.TimeUnit;
  * hands a busy one to a thread that has work): capacity 1024 at 2, 4, 8 and 32 threads 1.27, 1.15,
  * 1.03, 0.93 against 1.14, 0.93, 0.68, 0.91, but capacity 16 at 8 threads 2.73 against 5.94, and
  * consumeCpu and RandBash with no work outside 0.98 in geometric mean against 1.02 (RandBash at 2
- * threads 0.84 against 0.98; one run each, side by side). Neither was kept: each moves the loss
+ * threads 0.84 against 0.98; one run each, side by side). None was kept: each moves the loss
  * from one workload to another. These runs are the measurement that a rule which knows whether a
  * CPU is idle has to beat (issue 46).
  *
