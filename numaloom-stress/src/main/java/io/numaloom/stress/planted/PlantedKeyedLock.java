@@ -176,6 +176,8 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
     }
 
     private final Bug bug;
+    /** Spins {@link Bug#INFLATE_READS_FREED_NODE}'s inflater waits, at most, for the freed node's hash to change. */
+    private final int freedNodeSpins;
     private final boolean thinHolds;
     private final Bucket[] buckets;
     /** Each thread's thin-hold node for this lock; null without thin holds. */
@@ -196,6 +198,17 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
      * its {@code hashCode} modulo that). {@link Bug#INFLATE_READS_FREED_NODE} needs thin holds and two buckets.
      */
     public PlantedKeyedLock(Bug bug, boolean thinHolds, int buckets) {
+        this(bug, thinHolds, buckets, 0);
+    }
+
+    /**
+     * As {@link #PlantedKeyedLock(Bug, boolean, int)}, with {@link Bug#INFLATE_READS_FREED_NODE}'s window widened:
+     * after freeing the node, the inflater waits up to {@code freedNodeSpins} spins for the hash to change before
+     * it reads it, as an inflater preempted there would. The real bug's window is a few instructions; jcstress on
+     * a machine whose CPUs are busy with other work runs the two actors at the same moment too rarely to hit it
+     * (none in 663,571 samples, 5 runs). Lincheck's model checker needs no widening: it chooses the switch.
+     */
+    public PlantedKeyedLock(Bug bug, boolean thinHolds, int buckets, int freedNodeSpins) {
         if ((bug == Bug.THIN_IGNORES_BINDER || bug == Bug.INFLATE_READS_FREED_NODE) && !thinHolds) {
             throw new IllegalArgumentException(bug + " is a bug of thin holds");
         }
@@ -206,7 +219,12 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
             throw new IllegalArgumentException(bug + " needs two buckets: with one, the holder's next thin hold"
                     + " waits for the guard the inflater holds");
         }
+        if (freedNodeSpins < 0 || freedNodeSpins > 0 && bug != Bug.INFLATE_READS_FREED_NODE) {
+            throw new IllegalArgumentException("freedNodeSpins widens INFLATE_READS_FREED_NODE's window only, and"
+                    + " cannot be negative: " + freedNodeSpins + " with " + bug);
+        }
         this.bug = bug;
+        this.freedNodeSpins = freedNodeSpins;
         this.thinHolds = thinHolds;
         this.buckets = new Bucket[buckets];
         for (int i = 0; i < buckets; i++) {
@@ -491,6 +509,9 @@ public final class PlantedKeyedLock<K> implements KeyedSubject<K> {
         n.key = null; // the node is free: its holder may take its next thin hold (in another bucket) from here on
         Record r = spareOrNew(b);
         if (bug == Bug.INFLATE_READS_FREED_NODE) {
+            for (int spins = 0; spins < freedNodeSpins && n.hash == hash; spins++) {
+                Thread.onSpinWait(); // the widened window: the holder may take its next thin hold meanwhile
+            }
             hash = n.hash; // planted: read from the freed node, maybe the hash of the holder's next thin hold
         }
         r.hash = hash;

@@ -30,7 +30,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * deflate-then-lock, tryLock against deflate); each shows it in a few to a few dozen samples per run, so the
  * build asks that at least one of them fails, and that each one that saw a forbidden outcome says FAILED. An
  * inflater that reads the thin-hold node it freed ({@code INFLATE_READS_FREED_NODE}) shows in a few dozen samples
- * of a thin holder that locks another key ({@code InflateReadsFreedNodeThinHolderLocksAnotherKey}). Runs in
+ * of a thin holder that locks another key ({@code InflateReadsFreedNodeThinHolderLocksAnotherKey}), its window
+ * widened by a few microseconds ({@code PlantedKeyedMutex.FREED_NODE_SPINS}): unwidened, five runs on a machine
+ * whose CPUs were busy with other work saw none. Runs in
  * the {@code integration-test} phase, after the jar is built; the build passes {@code numaloom.jcstress.jar} and
  * {@code numaloom.jcstress.workdir}.
  *
