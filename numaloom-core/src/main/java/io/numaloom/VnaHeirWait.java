@@ -93,9 +93,9 @@ import java.util.concurrent.TimeUnit;
  * (consumeCpu and RandBash at 8 threads 0.80-0.90 against 0.88-1.00); the poll gap shrinking while
  * the owner releases less than twice per poll (RandBash at 8 threads 0.78).
  *
- * <p><b>Spinning when every CPU is busy (platform threads; measured, not acted on).</b> Both spins,
- * the newcomer's poll ({@link VnaLock}) and this one while a carrier is to spare, count only the
- * threads waiting for the lock. Platform threads that work outside the lock want the CPUs too, and
+ * <p><b>Spinning when every CPU is busy (platform threads).</b> Both spins, the newcomer's poll
+ * ({@link VnaLock}) and this one while a carrier is to spare, count only the threads waiting for
+ * the lock. Platform threads that work outside the lock want the CPUs too, and
  * once they outnumber them a spin takes the CPU of a thread that has work. On the queue sweep's
  * capacity 1024 (configs/queue-sweep.json: 100 tokens outside the lock before each put and after
  * each take, so the buffer's lock is taken and released some 3,000 to 4,000 times a millisecond), 2
@@ -118,9 +118,11 @@ import java.util.concurrent.TimeUnit;
  * hands a busy one to a thread that has work): capacity 1024 at 2, 4, 8 and 32 threads 1.27, 1.15,
  * 1.03, 0.93 against 1.14, 0.93, 0.68, 0.91, but capacity 16 at 8 threads 2.73 against 5.94, and
  * consumeCpu and RandBash with no work outside 0.98 in geometric mean against 1.02 (RandBash at 2
- * threads 0.84 against 0.98; one run each, side by side). None was kept: each moves the loss
- * from one workload to another. These runs are the measurement that a rule which knows whether a
- * CPU is idle has to beat (issue 46).
+ * threads 0.84 against 0.98; one run each, side by side). The first two were not kept: each
+ * moves the loss from one workload to another. The third is now the platform newcomer's poll: more
+ * runs, with less work outside the lock too, found it paying (see {@code VnaLock.spinAsNewcomer});
+ * this spin is unchanged. These runs are the measurement that a rule which knows whether a CPU is
+ * idle has to beat (issue 46).
  *
  * <p><b>The benign race.</b> An unlock that read a stale "quiet" hint stores 0 without waking
  * anybody (see "Unlock and the benign race" in {@link VnaLock}): a heir that registered

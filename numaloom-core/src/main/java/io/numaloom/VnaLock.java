@@ -915,9 +915,9 @@ public class VnaLock extends ConditionLock implements Lock {
     }
 
     /**
-     * A newcomer that finds no heir spins for {@link #NEWCOMER_SPINS} polls before it queues: a
-     * short critical section ends within that, and the lock is then taken without touching the
-     * queues. Once a heir exists newcomers queue at once, so that only the heir spins; threads
+     * A newcomer that finds no heir spins for {@link #NEWCOMER_SPINS} polls (a platform one for 8,
+     * below) before it queues: a short critical section ends within that, and the lock is then
+     * taken without touching the queues. Once a heir exists newcomers queue at once, so that only the heir spins; threads
      * may be queued without a heir (while a queued owner holds the lock and has not yet designated
      * its successor), and newcomers spin then. On one carrier nobody spins.
      *
