@@ -42,6 +42,12 @@ abstract class ConditionLock {
      */
     abstract void wakeAtRelease(VnaCondition.Waiter waiter);
 
+    /**
+     * The record of which of this lock's conditions was waited on last ({@link VnaSignalPoll}),
+     * created if need be, or null if there is none; called holding the lock.
+     */
+    abstract VnaSignalPoll signalPoll();
+
     /** The lock that JFR events name: this one, or the {@link KeyedLock} of a key's lock. */
     Object reportedLock() {
         return this;

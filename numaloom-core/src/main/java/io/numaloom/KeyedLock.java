@@ -1826,6 +1826,13 @@ public final class KeyedLock<K> {
             heldRecord(key).wakeAtRelease(waiter);
         }
 
+        /** The key's record keeps it; awaiting inflates the key anyway ({@link #releaseFully}). */
+        @Override
+        VnaSignalPoll signalPoll() {
+            Record r = heldRecordInflating(key);
+            return r == null ? null : r.signalPoll();
+        }
+
         @Override
         public boolean equals(Object o) {
             return o instanceof KeyedLock<?>.KeyLock v && v.owner() == KeyedLock.this && v.key.equals(key);

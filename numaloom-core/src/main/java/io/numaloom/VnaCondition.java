@@ -31,7 +31,10 @@ import java.util.concurrent.locks.LockSupport;
  * woken by the release that follows the re-acquisition of the one before ("One in transit per
  * condition" in {@link VnaDeferredWakes}). From the signal until it holds the lock
  * again it is reported as queued for the lock ({@link SignalledWaiters}), as {@code ReentrantLock}
- * reports it, and no longer as a waiter of the condition.
+ * reports it, and no longer as a waiter of the condition. A platform thread whose wait begins while
+ * the lock's waits take turns between its conditions (a handoff) polls for its wake-up, yielding,
+ * for up to 50 µs before it parks ({@link VnaSignalPoll}); every wake sets the waiter's
+ * {@code woken} flag before the unpark for it.
  */
 final class VnaCondition implements Condition {
 
@@ -72,6 +75,11 @@ final class VnaCondition implements Condition {
         Waiter wakeNext;
         int state; // STATE
         /**
+         * Set by the wake that unparks this waiter, just before the unpark: what a polling waiter
+         * waits for ({@link VnaSignalPoll}).
+         */
+        private volatile boolean woken;
+        /**
          * Links in the lock's {@link SignalledWaiters}, written by owners of the lock: the waiter
          * signalled before this one and not yet holding the lock again (TRANSIT_NEXT), and the one
          * signalled after it.
@@ -111,6 +119,16 @@ final class VnaCondition implements Condition {
             return (int) STATE.getVolatile(this) == WAITING;
         }
 
+        boolean woken() {
+            return woken;
+        }
+
+        /** Unparks this waiter's thread; every wake of a condition waiter goes through here. */
+        void wake() {
+            woken = true;
+            LockSupport.unpark(thread);
+        }
+
         static final VarHandle STATE;
         static final VarHandle TRANSIT_NEXT;
 
@@ -133,8 +151,13 @@ final class VnaCondition implements Condition {
     @Override
     public void awaitUninterruptibly() {
         Waiter w = enqueue("awaitUninterruptibly");
+        long start = System.nanoTime();
+        boolean poll = pollsForWake(w, start);
         ConditionAwaitEvent event = beginAwaitEvent(Long.MAX_VALUE);
         int saved = release(w, "awaitUninterruptibly on");
+        if (poll) {
+            VnaSignalPoll.poll(w, start, Long.MAX_VALUE);
+        }
         boolean interrupted = false;
         while (w.waiting()) {
             LockSupport.park(this);
@@ -170,8 +193,14 @@ final class VnaCondition implements Condition {
             throw new InterruptedException();
         }
         Waiter w = enqueue("awaitUntil");
-        ConditionAwaitEvent event = beginAwaitEvent(untilDeadlineNanos(deadlineMillis, System.currentTimeMillis()));
+        long start = System.nanoTime();
+        long nanos = untilDeadlineNanos(deadlineMillis, System.currentTimeMillis());
+        boolean poll = pollsForWake(w, start);
+        ConditionAwaitEvent event = beginAwaitEvent(nanos);
         int saved = release(w, "awaitUntil on");
+        if (poll) {
+            VnaSignalPoll.poll(w, start, nanos);
+        }
         int mode = NORMAL;
         boolean timedOut = false;
         while (w.waiting()) {
@@ -206,10 +235,15 @@ final class VnaCondition implements Condition {
         if (interruptible && Thread.interrupted()) {
             throw new InterruptedException();
         }
-        long deadline = System.nanoTime() + nanos;
+        long start = System.nanoTime();
+        long deadline = start + nanos;
         Waiter w = enqueue("await");
+        boolean poll = pollsForWake(w, start);
         ConditionAwaitEvent event = beginAwaitEvent(timed ? nanos : Long.MAX_VALUE);
         int saved = release(w, "await on");
+        if (poll) {
+            VnaSignalPoll.poll(w, start, timed ? nanos : Long.MAX_VALUE);
+        }
         int mode = NORMAL;
         boolean timedOut = false;
         while (w.waiting()) {
@@ -229,6 +263,24 @@ final class VnaCondition implements Condition {
             mode = checkInterrupt(w, mode);
         }
         return finish(w, saved, mode, timedOut, event);
+    }
+
+    /**
+     * Whether waiter {@code w}, just enqueued, polls for its wake-up before it parks
+     * ({@link VnaSignalPoll}); records the wait in the lock's turns. Called holding the lock.
+     */
+    private boolean pollsForWake(Waiter w, long now) {
+        if (!VnaSignalPoll.mayPoll(w.thread)) {
+            return false;
+        }
+        VnaSignalPoll turns;
+        try {
+            turns = lock.signalPoll();
+        } catch (RuntimeException | Error e) { // a key's equals threw: as in release, w must not stay queued
+            abandon(w);
+            throw e;
+        }
+        return turns != null && turns.waitBegins(this, now);
     }
 
     /** Interrupted before a signal: cancel and throw later; after one: re-assert later. */
@@ -285,12 +337,12 @@ final class VnaCondition implements Condition {
                     deferred = lock.deferWake(w, wakeNow);
                 } catch (RuntimeException | Error e) { // a key's equals threw: the waiter is woken now, not lost
                     w.signalled();
-                    LockSupport.unpark(w.thread);
+                    w.wake();
                     throw e;
                 }
                 w.signalled();
                 if (!deferred) {
-                    LockSupport.unpark(w.thread);
+                    w.wake();
                 } else if (wakeNow) {
                     transit = w;
                 } else {
@@ -346,7 +398,7 @@ final class VnaCondition implements Condition {
                 try {
                     lock.wakeAtRelease(n);
                 } catch (RuntimeException | Error e) { // a key's equals threw: woken now, early but not stranded
-                    LockSupport.unpark(n.thread);
+                    n.wake();
                     throw e;
                 }
                 return;
@@ -366,7 +418,7 @@ final class VnaCondition implements Condition {
         for (Waiter w = earliest; w != null; ) {
             Waiter next = w.wakeNext;
             w.wakeNext = null;
-            LockSupport.unpark(w.thread);
+            w.wake();
             w = next;
         }
     }
@@ -408,10 +460,15 @@ final class VnaCondition implements Condition {
         try {
             return lock.releaseFully(action);
         } catch (RuntimeException | Error e) {
-            w.cancel();
-            unlink(w);
+            abandon(w);
             throw e;
         }
+    }
+
+    /** Cancels and unlinks waiter {@code w}, whose wait failed to start; called holding the lock. */
+    private void abandon(Waiter w) {
+        w.cancel();
+        unlink(w);
     }
 
     private void dequeueFirst(Waiter w) {

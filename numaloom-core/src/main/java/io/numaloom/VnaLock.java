@@ -519,6 +519,11 @@ public class VnaLock extends ConditionLock implements Lock {
     }
 
     @Override
+    VnaSignalPoll signalPoll() {
+        return waitersOrInflate().signalPoll;
+    }
+
+    @Override
     public Condition newCondition() {
         return new VnaCondition(this);
     }

@@ -24,7 +24,8 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  * that leaves, by acquiring or giving up, passes the candidacy to its successor
  * ({@link #passCandidacy}). Which candidate competes is {@link VnaSuccession}'s choice. This
  * record also holds the count of waiting threads, the release's hint ({@link #quiet}), the
- * queue of a queued owner, and the conditions' deferred wakes ({@link VnaDeferredWakes}).
+ * queue of a queued owner, the conditions' deferred wakes ({@link VnaDeferredWakes}) and the
+ * record of their turns ({@link VnaSignalPoll}).
  *
  * <p><b>Properties.</b> FIFO within a queue; NUMA-aware (a queue per node, or socket, or custom
  * placement); one node per thread serves every lock, since a node leaves its queue as soon as
@@ -47,6 +48,8 @@ final class VnaWaiters extends VnaWaitersPadAfter {
     private final Object[] slots;
     /** Condition waiters signalled and not yet holding the lock again: reported as queued. */
     final SignalledWaiters signalled = new SignalledWaiters();
+    /** Which condition was waited on last, for the conditions' signal poll; guarded by the lock. */
+    final VnaSignalPoll signalPoll = new VnaSignalPoll();
 
     VnaWaiters(int queueCount) {
         this.queueCount = Math.max(1, queueCount);

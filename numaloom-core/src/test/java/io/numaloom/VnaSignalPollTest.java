@@ -1,0 +1,173 @@
+package io.numaloom;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.Date;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The signal poll ({@link VnaSignalPoll}): which waits poll (the lock's turn rule), and a handoff
+ * through two conditions on platform threads, where waits poll, losing no item and stranding no
+ * waiter whichever await method the threads use.
+ */
+class VnaSignalPollTest {
+
+    private static final long MS = 1_000_000L;
+
+    @Test
+    void aWaitPollsOnlyWhileTheLocksWaitsTakeTurnsBetweenItsConditions() {
+        VnaLock lock = new VnaLock();
+        VnaCondition a = (VnaCondition) lock.newCondition();
+        VnaCondition b = (VnaCondition) lock.newCondition();
+        VnaSignalPoll turns = new VnaSignalPoll();
+        long t = 5_000 * MS;
+        assertFalse(turns.waitBegins(a, t), "the lock's first wait: no turn yet");
+        assertFalse(turns.waitBegins(a, t + 1), "the same condition again: no turn");
+        assertTrue(turns.waitBegins(b, t + 2), "another condition: a turn, now");
+        assertTrue(turns.waitBegins(b, t + 2 + VnaSignalPoll.TURN_NANOS), "within the window of the turn");
+        assertFalse(turns.waitBegins(b, t + 3 + VnaSignalPoll.TURN_NANOS), "one condition only since the turn");
+        assertTrue(turns.waitBegins(a, t + 10 * MS), "a new turn");
+        assertFalse(turns.waitBegins(a, t + 12 * MS), "one-sided again: the waits park at once");
+    }
+
+    @Test
+    void aNanoTimeThatWrapsStillTellsTheWindow() {
+        VnaLock lock = new VnaLock();
+        VnaCondition a = (VnaCondition) lock.newCondition();
+        VnaCondition b = (VnaCondition) lock.newCondition();
+        VnaSignalPoll turns = new VnaSignalPoll();
+        long t = Long.MAX_VALUE - 10;
+        turns.waitBegins(a, t);
+        assertTrue(turns.waitBegins(b, t + 1));
+        assertTrue(turns.waitBegins(b, t + 1 + VnaSignalPoll.TURN_NANOS), "past Long.MAX_VALUE, within the window");
+        assertFalse(turns.waitBegins(b, t + 2 + VnaSignalPoll.TURN_NANOS));
+    }
+
+    @Test
+    void everyLockHasOneTurnRecordAndAKeyHasItsRecords() {
+        VnaLock lock = new VnaLock();
+        lock.lock();
+        try {
+            VnaSignalPoll turns = lock.signalPoll();
+            assertTrue(turns == lock.signalPoll(), "one record per lock");
+        } finally {
+            lock.unlock();
+        }
+        KeyedLock<String> keyed = new KeyedLock<>();
+        Lock key = keyed.forKey("k");
+        key.lock(); // held thin: the record comes with the inflation an await would do anyway
+        try {
+            VnaSignalPoll turns = ((ConditionLock) key).signalPoll();
+            assertTrue(turns != null && turns == ((ConditionLock) key).signalPoll());
+        } finally {
+            key.unlock();
+        }
+    }
+
+    /**
+     * One or three producers and as many consumers, platform threads, a buffer of capacity 1 over
+     * two conditions: every wait takes a turn, so the waits poll (on more than one CPU). Every item
+     * is taken once, each producer's in order, with the five await methods mixed (the timed ones
+     * run out now and then), and the lock ends with nobody queued and no waiter.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"VnaLock", "KeyedLock key"})
+    @Timeout(120)
+    void aHandoffThroughTwoConditionsLosesNothing(String which) throws InterruptedException {
+        for (int pairs : new int[] {1, 3}) {
+            Lock lock = which.equals("VnaLock") ? new VnaLock() : new KeyedLock<String>().forKey("k");
+            Condition notFull = lock.newCondition();
+            Condition notEmpty = lock.newCondition();
+            int items = 4_000;
+            long[] slot = new long[1];
+            boolean[] full = new boolean[1];
+            long[][] lastSeen = new long[pairs][1];
+            int[] taken = new int[pairs];
+            int[] outOfOrder = new int[1];
+            List<Thread> threads = new ArrayList<>();
+            for (int p = 0; p < pairs; p++) {
+                int producer = p;
+                threads.add(Thread.ofPlatform().name("producer-" + p).start(() -> {
+                    for (int i = 1; i <= items; i++) {
+                        lock.lock();
+                        try {
+                            while (full[0]) {
+                                await(notFull, i);
+                            }
+                            slot[0] = (long) producer << 32 | i;
+                            full[0] = true;
+                            notEmpty.signal();
+                        } finally {
+                            lock.unlock();
+                        }
+                    }
+                }));
+                threads.add(Thread.ofPlatform().name("consumer-" + p).start(() -> {
+                    for (int i = 1; i <= items; i++) {
+                        lock.lock();
+                        try {
+                            while (!full[0]) {
+                                await(notEmpty, i);
+                            }
+                            int from = (int) (slot[0] >>> 32);
+                            long seq = (int) slot[0];
+                            if (seq <= lastSeen[from][0]) {
+                                outOfOrder[0]++;
+                            }
+                            lastSeen[from][0] = seq;
+                            taken[from]++;
+                            full[0] = false;
+                            notFull.signal();
+                        } finally {
+                            lock.unlock();
+                        }
+                    }
+                }));
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            int[] all = new int[pairs];
+            java.util.Arrays.fill(all, items);
+            lock.lock();
+            try {
+                assertArrayEquals(all, taken, pairs + " pairs: items lost or taken twice");
+                assertEquals(0, outOfOrder[0], "items taken out of their producer's order");
+                assertFalse(full[0]);
+                if (lock instanceof VnaLock v) {
+                    assertEquals(0, v.getQueueLength());
+                    assertFalse(v.hasWaiters(notFull) || v.hasWaiters(notEmpty));
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** The await methods in turn: untimed, uninterruptible, and three timed ones short enough to run out. */
+    private static void await(Condition c, int i) {
+        try {
+            switch (i % 5) {
+                case 0 -> c.await();
+                case 1 -> c.awaitUninterruptibly();
+                case 2 -> c.awaitNanos(20_000L);
+                case 3 -> c.await(30, TimeUnit.MICROSECONDS);
+                default -> c.awaitUntil(new Date(System.currentTimeMillis() + 1));
+            }
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
