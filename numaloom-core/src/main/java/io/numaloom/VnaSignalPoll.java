@@ -10,8 +10,10 @@ package io.numaloom;
  * a parked thread on the critical path of every item: each side waits for the other, and while
  * one is being woken the other soon waits too. A platform thread's wake-up from a park is the
  * kernel's, and when its CPU is idle it includes the CPU's exit from idle: about 30 µs on this
- * project's 2-core virtual machine, 30 to 60 times the 100-token work of the queue sweep. A
- * waiter that is still polling when its wake-up comes goes on at once, and the two sides stay
+ * project's 2-core virtual machine (the signal-to-lock p50 of unfair {@code ReentrantLock} at
+ * capacity 1 on 2 platform threads), where the queue sweep moves an item every 0.45 µs at
+ * capacity 1024.
+ * A waiter that is still polling when its wake-up comes goes on at once, and the two sides stay
  * running: there is no wake-up latency on the path while both keep polling. The poll yields
  * rather than spins: a yield gives the CPU to a runnable thread when there is one (platform
  * threads that outnumber the CPUs, the signaller among them) and returns at once when there is
