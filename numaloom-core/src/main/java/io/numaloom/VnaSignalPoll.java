@@ -79,8 +79,6 @@ final class VnaSignalPoll {
     /** How recent the lock's last change of awaited condition must be for a wait to poll. */
     static final long TURN_NANOS = 1_000_000L;
 
-    private static final int CPUS = Runtime.getRuntime().availableProcessors();
-
     /** The condition of the lock's most recent wait; guarded by the lock. */
     private VnaCondition lastAwaited;
     /** When a wait last began on a condition other than the one before; valid once {@code turned}. */
@@ -92,7 +90,7 @@ final class VnaSignalPoll {
      * those waits are recorded.
      */
     static boolean mayPoll(Thread me) {
-        return !me.isVirtual() && CPUS > 1;
+        return !me.isVirtual() && VnaLock.mayspin(me);
     }
 
     /**

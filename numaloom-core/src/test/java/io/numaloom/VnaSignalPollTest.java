@@ -26,12 +26,14 @@ class VnaSignalPollTest {
 
     private static final long MS = 1_000_000L;
 
+    /** The turn rule's fixture, fresh for each test: two conditions of one lock and a turn record. */
+    private final VnaLock turnLock = new VnaLock();
+    private final VnaCondition a = (VnaCondition) turnLock.newCondition();
+    private final VnaCondition b = (VnaCondition) turnLock.newCondition();
+    private final VnaSignalPoll turns = new VnaSignalPoll();
+
     @Test
     void aWaitPollsOnlyWhileTheLocksWaitsTakeTurnsBetweenItsConditions() {
-        VnaLock lock = new VnaLock();
-        VnaCondition a = (VnaCondition) lock.newCondition();
-        VnaCondition b = (VnaCondition) lock.newCondition();
-        VnaSignalPoll turns = new VnaSignalPoll();
         long t = 5_000 * MS;
         assertFalse(turns.waitBegins(a, t), "the lock's first wait: no turn yet");
         assertFalse(turns.waitBegins(a, t + 1), "the same condition again: no turn");
@@ -44,10 +46,6 @@ class VnaSignalPollTest {
 
     @Test
     void aNanoTimeThatWrapsStillTellsTheWindow() {
-        VnaLock lock = new VnaLock();
-        VnaCondition a = (VnaCondition) lock.newCondition();
-        VnaCondition b = (VnaCondition) lock.newCondition();
-        VnaSignalPoll turns = new VnaSignalPoll();
         long t = Long.MAX_VALUE - 10;
         turns.waitBegins(a, t);
         assertTrue(turns.waitBegins(b, t + 1));
@@ -60,8 +58,8 @@ class VnaSignalPollTest {
         VnaLock lock = new VnaLock();
         lock.lock();
         try {
-            VnaSignalPoll turns = lock.signalPoll();
-            assertTrue(turns == lock.signalPoll(), "one record per lock");
+            VnaSignalPoll record = lock.signalPoll();
+            assertTrue(record == lock.signalPoll(), "one record per lock");
         } finally {
             lock.unlock();
         }
@@ -69,8 +67,8 @@ class VnaSignalPollTest {
         Lock key = keyed.forKey("k");
         key.lock(); // held thin: the record comes with the inflation an await would do anyway
         try {
-            VnaSignalPoll turns = ((ConditionLock) key).signalPoll();
-            assertTrue(turns != null && turns == ((ConditionLock) key).signalPoll());
+            VnaSignalPoll record = ((ConditionLock) key).signalPoll();
+            assertTrue(record != null && record == ((ConditionLock) key).signalPoll());
         } finally {
             key.unlock();
         }
