@@ -120,7 +120,7 @@ import java.util.concurrent.TimeUnit;
  * consumeCpu and RandBash with no work outside 0.98 in geometric mean against 1.02 (RandBash at 2
  * threads 0.84 against 0.98; one run each, side by side). The first two were not kept: each
  * moves the loss from one workload to another. The third is now the platform newcomer's poll: more
- * runs, with less work outside the lock too, found it paying (see {@code VnaLock.spinAsNewcomer});
+ * runs, with less work outside the lock too, found it paying (see {@link VnaNewcomerPoll});
  * this spin is unchanged. These runs are the measurement that a rule which knows whether a CPU is
  * idle has to beat (issue 46).
  *

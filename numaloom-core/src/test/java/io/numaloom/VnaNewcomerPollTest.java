@@ -1,0 +1,80 @@
+package io.numaloom;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The newcomer's poll ({@link VnaNewcomerPoll}) on its own: what it takes, what it leaves, and that
+ * it is bounded. Whether it pays is for the benches.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class VnaNewcomerPollTest {
+
+    @Test
+    void aFreeLockIsTakenAsTheFastPathTakesIt() {
+        VnaLock lock = new VnaLock();
+        boolean took = VnaNewcomerPoll.poll(lock, Thread.currentThread());
+        assertEquals(VnaLock.mayspin(Thread.currentThread()), took, "only a thread that may spin polls");
+        if (took) {
+            assertTrue(lock.isHeldByCurrentThread());
+            assertEquals(1, lock.getHoldCount());
+            lock.unlock();
+        }
+        assertFalse(lock.isLocked());
+    }
+
+    @Test
+    void aLockHeldThroughThePollIsLeftToItsOwnerAndNothingIsQueued() throws Exception {
+        VnaLock lock = new VnaLock();
+        for (Thread.Builder builder : new Thread.Builder[] {Thread.ofPlatform(), Thread.ofVirtual()}) {
+            CountDownLatch held = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            Thread owner = builder.start(() -> {
+                lock.lock();
+                held.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                } finally {
+                    lock.unlock();
+                }
+            });
+            held.await();
+            AtomicBoolean took = new AtomicBoolean(true);
+            Thread poller = builder.start(() -> took.set(VnaNewcomerPoll.poll(lock, Thread.currentThread())));
+            poller.join(); // bounded: a fixed number of polls, then it returns
+            assertFalse(took.get(), "the poll cannot take a held lock");
+            assertSame(owner, lock.getOwner(), "the owner still holds it");
+            assertEquals(0, lock.getQueueLength(), "a poll does not queue");
+            assertFalse(lock.hasQueuedThread(poller));
+            release.countDown();
+            owner.join();
+            assertFalse(lock.isLocked());
+            assertNull(lock.getOwner());
+        }
+    }
+
+    @Test
+    void aReservedLockIsNotTakenEvenWhenFree() {
+        VnaLock lock = new VnaLock();
+        VnaLock.STATE.setVolatile(lock, VnaLock.RESERVED); // free, but reserved for a heir
+        try {
+            assertFalse(VnaNewcomerPoll.poll(lock, Thread.currentThread()), "the time bound: only the heir takes it");
+            assertFalse(lock.isHeldByCurrentThread());
+        } finally {
+            VnaLock.STATE.setVolatile(lock, 0);
+        }
+        assertFalse(lock.isLocked());
+    }
+}
