@@ -7,8 +7,8 @@ package io.numaloom;
  * <p><b>Idea.</b> A newcomer that finds no heir polls {@link #NEWCOMER_SPINS} times (a platform
  * one 8 times, below) before it queues: a short critical section ends within that, and the lock
  * is then taken without touching the queues. Once a heir exists newcomers queue at once, so that
- * only the heir spins; threads may be queued without a heir (while a queued owner holds the lock and has not yet designated
- * its successor), and newcomers spin then. On one carrier nobody spins.
+ * only the heir spins; threads may be queued without a heir (while a queued owner holds the lock
+ * and has not yet designated its successor), and newcomers spin then. On one carrier nobody spins.
  *
  * <p><b>What it pays</b> (issue 46; 2 cores, a scratch build that turns the poll off by a
  * system property, both variants' points alternating in one run: three rounds of one-fork runs,
@@ -57,7 +57,8 @@ package io.numaloom;
  * platform one, none on one carrier or CPU. Unfair, as the fast path it extends: a poll that finds
  * the lock free takes it with the fast path's CAS ({@code 0 -> LOCKED}), so it never takes a
  * reserved lock (the time bound of {@link VnaReservation} holds). Touches the lock word only, not the
- * queues; the caller has not registered as a waiter yet, so a poll that succeeds leaves no trace.
+ * queues: a newcomer has not registered as a waiter yet, and a signalled condition waiter, which its
+ * signal counted as queued, is unregistered by its caller when the poll succeeds.
  */
 final class VnaNewcomerPoll {
 
