@@ -64,6 +64,17 @@ import java.util.concurrent.TimeUnit;
  * threads; at 8 and 32, 0.77 and 0.78 in a run of 3 forks per point, 0.85 and 0.83 in one of 2.
  * At consumeCpu (100 tokens, platform and virtual threads), RandBash on platform threads and the
  * thesis's high contention it read 0.92 to 1.13, within this machine's noise (issue 46, 2 cores).
+ * Two replacements for the nap, measured the same way on virtual threads at 8 and 32 threads, were
+ * not kept. Yielding the carrier for the nap's length instead of parking, so that it stays awake
+ * for the next handoff: consumeCpu 1.10 and 1.10, RandBash 1.06 and 0.96, high contention 1.01
+ * and 0.94 in 4 rounds, but consumeCpu 0.87 and 1.10 in the next run. A heir that never spins
+ * while no carrier is to spare and naps 1 ms: consumeCpu 0.91 and 0.76. The nap is also where a
+ * virtual heir loses its time against NUMA_MCS: on consumeCpu at 8 virtual threads VnaLock keeps
+ * 0.75 of its one-thread throughput where NUMA_MCS keeps 0.92, but with one carrier both keep
+ * 0.93-1.00 at 8 and 32 threads. VnaLock changes owner 0.005 times per operation, and each
+ * handoff leaves the lock free 12-19 µs (2.5-20 µs across runs) while the heir is woken from its
+ * nap or park and waits for a carrier; NUMA_MCS changes owner 0.04 times per operation, 0.9-2.6 µs
+ * each.
  *
  * <p><b>Spinning while a carrier is to spare.</b> While the threads waiting for the lock are
  * fewer than the carriers of a virtual heir (the CPUs of a platform one), the owner and every
@@ -91,7 +102,15 @@ import java.util.concurrent.TimeUnit;
  * 0.80-0.85: ten times the unparks, since the heir wins the lock more often and each win wakes the
  * next heir); the next heir woken when the heir acquires; the poll gap of 8 at every thread count
  * (consumeCpu and RandBash at 8 threads 0.80-0.90 against 0.88-1.00); the poll gap shrinking while
- * the owner releases less than twice per poll (RandBash at 8 threads 0.78).
+ * the owner releases less than twice per poll (RandBash at 8 threads 0.78). Also not kept: the
+ * dense spin whenever no virtual thread waits for a carrier, read from
+ * {@code jdk.management.VirtualThreadSchedulerMXBean.getQueuedVirtualThreadCount()} at the start
+ * of each spin (HotSpot's rule with the scheduler's own count). The thesis's high contention at 8
+ * threads read 312 and 314 operations per ms against 278 and 290 in two runs. But RandBash on 8
+ * and 32 virtual threads read 0.87 and 0.85 of the base, then 0.77 and 0.67: the heir took the
+ * lock in the gaps between a barging owner's critical sections (0.36 owner changes per operation
+ * instead of 0.03). A deference of 4 or 16 pauses before taking a lock seen free did not win that
+ * back (0.76-0.80).
  *
  * <p><b>Spinning when every CPU is busy (platform threads).</b> Both spins, the newcomer's poll
  * ({@link VnaLock}) and this one while a carrier is to spare, count only the threads waiting for
