@@ -65,8 +65,9 @@ import java.util.concurrent.TimeUnit;
  * At consumeCpu (100 tokens, platform and virtual threads), RandBash on platform threads and the
  * thesis's high contention it read 0.92 to 1.13, within this machine's noise (issue 46, 2 cores).
  * Two replacements for the nap, measured on virtual threads at 8 and 32 threads with the variants'
- * points alternating in one run (20 warm-up and 7 measured rounds), were not kept. Yielding the carrier for the nap's length instead of parking, so that it stays awake
- * for the next handoff: consumeCpu 1.10 and 1.10, RandBash 1.06 and 0.96, high contention 1.01
+ * points alternating in one run (20 warm-up and 7 measured rounds), were not kept. Yielding the
+ * carrier for the nap's length instead of parking, so that it stays awake for the next handoff:
+ * consumeCpu 1.10 and 1.10, RandBash 1.06 and 0.96, high contention 1.01
  * and 0.94 in 4 rounds, but consumeCpu 0.87 and 1.10 in the next run. A heir that never spins
  * while no carrier is to spare and naps 1 ms: consumeCpu 0.91 and 0.76. The nap is also where a
  * virtual heir loses its time against NUMA_MCS: on consumeCpu at 8 virtual threads VnaLock keeps
