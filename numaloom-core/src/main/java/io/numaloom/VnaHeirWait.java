@@ -10,8 +10,9 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Idea.</b> Handoff is competitive: a free lock goes to whichever thread takes it first, a
  * running newcomer or the heir, so the lock never waits for a parked thread to be woken. Only
  * the heir spins, briefly and with backoff; a spin that lost to a barger is followed by a nap,
- * not by more polling. Otherwise it announces a park and parks until a release wakes it. Its spin
- * budget adapts to what the last spin saw. The heir that wins leaves its queue at once
+ * not by more polling: a platform heir parks for it, a virtual one yields its carrier for it.
+ * Otherwise it announces a park and parks until a release wakes it. Its spin budget adapts to
+ * what the last spin saw. The heir that wins leaves its queue at once
  * ({@link #becomeOwner}); one that gives up hands every role on ({@link #leaveAsCandidate}).
  *
  * <p><b>Papers.</b> One awake successor that competes with newcomers is the wake-up discipline of
@@ -22,15 +23,18 @@ import java.util.concurrent.TimeUnit;
  *
  * <p><b>Properties.</b> Not fair by itself: newcomers barge, for as long as {@link VnaReservation}
  * allows. One spinning thread per lock at most (the heir), and none where only one carrier or
- * CPU exists; every other waiter is parked without a timeout. Besides its naps, the heir parks
+ * CPU exists; every other waiter is parked without a timeout. A virtual heir's nap is a loop of
+ * {@code Thread.yield()}, bounded by the nap and by the heir's deadline: it keeps a carrier only
+ * while no other virtual thread waits for one. Besides a platform heir's naps, the heir parks
  * with a timeout only to recover from the benign race of an unfenced release (below).
  *
  * <p><b>Competitive handoff, bounded in time.</b> Newcomers may barge: take a free lock by CAS
  * ahead of the heir. That keeps running threads running, which is where the throughput of an
  * unfair lock comes from, since waking a parked thread costs microseconds. The heir spins
  * briefly. A spin that saw the lock free but lost it to a barger means the owner is running
- * and takes the lock back between its critical sections: the heir then <em>naps</em>, a timed
- * park of {@link #HEIR_NAP_NANOS} (100 µs) that no release ends, and spins again, until its
+ * and takes the lock back between its critical sections: the heir then <em>naps</em> for
+ * {@link #HEIR_NAP_NANOS} (100 µs), a wait that no release ends (a timed park, or yields on
+ * virtual threads: see "The nap of a virtual heir"), and spins again, until its
  * deadline (see {@link VnaReservation} and {@link #napAfterLosing}). Meanwhile the owner keeps
  * the lock's cache line and the heir's core, or carrier, is free for other threads. Otherwise
  * the heir announces a park and parks until a release wakes it. A spin that lost to a barger past
@@ -64,18 +68,34 @@ import java.util.concurrent.TimeUnit;
  * threads; at 8 and 32, 0.77 and 0.78 in a run of 3 forks per point, 0.85 and 0.83 in one of 2.
  * At consumeCpu (100 tokens, platform and virtual threads), RandBash on platform threads and the
  * thesis's high contention it read 0.92 to 1.13, within this machine's noise (issue 46, 2 cores).
- * Two replacements for the nap, measured on virtual threads at 8 and 32 threads with the variants'
- * points alternating in one run (20 warm-up and 7 measured rounds), were not kept. Yielding the
- * carrier for the nap's length instead of parking, so that it stays awake for the next handoff:
- * consumeCpu 1.10 and 1.10, RandBash 1.06 and 0.96, high contention 1.01
- * and 0.94 in 4 rounds, but consumeCpu 0.87 and 1.10 in the next run. A heir that never spins
- * while no carrier is to spare and naps 1 ms: consumeCpu 0.91 and 0.76. The nap is also where a
- * virtual heir loses its time against NUMA_MCS: on consumeCpu at 8 virtual threads VnaLock keeps
- * 0.75 of its one-thread throughput where NUMA_MCS keeps 0.92, but with one carrier both keep
- * 0.93-1.00 at 8 and 32 threads. VnaLock changes owner 0.005 times per operation, and each
- * handoff leaves the lock free 12-19 µs (2.5-20 µs across runs) while the heir is woken from its
- * nap or park and waits for a carrier; NUMA_MCS changes owner 0.04 times per operation, 0.9-2.6 µs
- * each.
+ * A heir that never spins while no carrier is to spare and naps 1 ms was not kept (consumeCpu at 8
+ * and 32 virtual threads 0.91 and 0.76 of the base, the variants' points alternating in one run).
+ *
+ * <p><b>The nap of a virtual heir.</b> A virtual heir naps by yielding its carrier in a loop until
+ * the nap is over ({@link #yieldFor}), not by a timed park. A yield runs any virtual thread that
+ * waits for a carrier and returns at once when none does, so the nap still leaves the owner the
+ * lock's cache line and gives the carrier to whoever needs it, but the carrier does not go to sleep
+ * in the OS, and the nap ends on time: a timed park of a virtual thread ends through the
+ * scheduler's timer thread, and its carrier must then be woken. That matters when the owner goes
+ * away (its thread ends, or waits for something else) while the heir naps: the lock stays free
+ * until the heir's nap is over. Measured on 2 cores, consumeCpu (100 tokens) on 32 virtual threads,
+ * 30 rounds, every gap between two critical sections of different threads timed and sorted by how
+ * the new owner came (a scratch probe of the bench): with the park, the gaps after the previous
+ * owner's thread had ended summed to 130 ms (a heir that acquired after a nap found the lock left
+ * free 170-200 µs on average), all handoffs to 188 ms; with the yields, 60 and 94 ms; NUMA_MCS, 58
+ * and 95 ms; throughput 1,944, 2,292 and 2,191 operations per ms. VNA with the yields / with the
+ * park, each round's points alternating in one run (20 warm-up and 7 measured rounds, one fork;
+ * geometric mean over the rounds; issue 46): consumeCpu at 8 and 32 virtual threads 1.07 and 1.17
+ * (3 rounds), 1.06 and 1.18 (4 rounds), 1.04 and 1.22 (3 rounds, 1.01 at 2 threads); RandBash 0.97
+ * and 1.00, 0.91 and 0.97, 1.06 and 1.06 (0.90 at 2); the thesis's high contention 0.96 and 0.97,
+ * 1.00 and 1.10, 1.00 and 1.06 (1.03 at 2). Over all points 1.020, 1.034 and 1.038, and 1.023 in an
+ * earlier 4-round run (issue 46's notes); NUMA_MCS read 1.12 of the base in the same runs. In that
+ * earlier run, each variant in a run of its own, the CPU time rose from 86.5 to 88.8 CPU-s: a
+ * carrier that naps this way is busy, where a parked one would idle. Platform heirs still park: the yields were measured on
+ * virtual threads only, and a platform thread that yields on an idle CPU spins it.
+ * The nap is also where a virtual heir lost its time against NUMA_MCS before this: on consumeCpu at
+ * 8 virtual threads VnaLock kept 0.75 of its one-thread throughput where NUMA_MCS kept 0.92, but
+ * with one carrier both keep 0.93-1.00 at 8 and 32 threads.
  *
  * <p><b>Spinning while a carrier is to spare.</b> While the threads waiting for the lock are
  * fewer than the carriers of a virtual heir (the CPUs of a platform one), the owner and every
@@ -348,8 +368,25 @@ final class VnaHeirWait {
         if (nap <= 0L) {
             return false;
         }
-        q.park(lock, nap);
+        if (q.thread.isVirtual()) {
+            yieldFor(now, nap);
+        } else {
+            q.park(lock, nap);
+        }
         return true;
+    }
+
+    /**
+     * A virtual heir's nap: it yields its carrier until {@code nap} nanoseconds from {@code start} have
+     * passed, or until it is interrupted. Each yield runs any virtual thread waiting for a carrier,
+     * the owner among them, and returns at once when none waits, so the nap takes no thread's place
+     * and the heir's carrier stays awake for its next spin (see "The nap of a virtual heir" above).
+     */
+    private static void yieldFor(long start, long nap) {
+        Thread me = Thread.currentThread();
+        do {
+            Thread.yield();
+        } while (System.nanoTime() - start < nap && !me.isInterrupted());
     }
 
     /**
