@@ -88,12 +88,12 @@ import java.util.concurrent.TimeUnit;
  * geometric mean over the rounds; issue 46): consumeCpu at 8 and 32 virtual threads 1.07 and 1.17
  * (3 rounds), 1.06 and 1.18 (4 rounds), 1.04 and 1.22 (3 rounds, 1.01 at 2 threads); RandBash 0.97
  * and 1.00, 0.91 and 0.97, 1.06 and 1.06 (0.90 at 2); the thesis's high contention 0.96 and 0.97,
- * 1.00 and 1.10, 1.00 and 1.06 (1.03 at 2). Over all points 1.020, 1.034 and 1.038, and 1.023 in an
- * earlier 4-round run (issue 46's notes); NUMA_MCS read 1.12 of the base in the same runs. In that
- * earlier run, each variant in a run of its own, the CPU time rose from 86.5 to 88.8 CPU-s: a
- * carrier that naps this way is busy, where a parked one would idle. Platform heirs still park: the yields were measured on
- * virtual threads only, and a platform thread that yields on an idle CPU spins it.
- * The nap is also where a virtual heir lost its time against NUMA_MCS before this: on consumeCpu at
+ * 1.00 and 1.10, 1.00 and 1.06 (1.03 at 2). Over all points 1.020, 1.034 and 1.038, where NUMA_MCS
+ * read 1.12 of the base; 1.023 in an earlier 4-round run (issue 46's notes). In another earlier
+ * run, each variant in a run of its own, the CPU time rose from 86.5 to 88.8 CPU-s: a carrier that
+ * naps this way is busy, where a parked one would idle. Platform heirs still park: the yields were
+ * measured on virtual threads only, and a platform thread that yields on an idle CPU spins it. The
+ * nap is also where a virtual heir lost its time against NUMA_MCS before this: on consumeCpu at
  * 8 virtual threads VnaLock kept 0.75 of its one-thread throughput where NUMA_MCS kept 0.92, but
  * with one carrier both keep 0.93-1.00 at 8 and 32 threads.
  *
