@@ -262,7 +262,8 @@ final class VnaHeirWait {
                     return interrupted ? VnaLock.INTERRUPTED_BUT_CONTINUE : VnaLock.PROCEED;
                 }
                 lockStayedHeld = spin == SPIN_HELD;
-                if (spin == SPIN_LOST && !(interrupted && interruptible) && napAfterLosing(lock, q, timed, deadline)) {
+                if (spin == SPIN_LOST && !(interrupted && interruptible)
+                        && napAfterLosing(lock, me, q, timed, deadline)) {
                     if (Thread.interrupted()) {
                         interrupted = true;
                     }
@@ -359,7 +360,7 @@ final class VnaHeirWait {
      *
      * @return whether it napped ({@code false} once the deadline, or the caller's, has passed)
      */
-    private static boolean napAfterLosing(VnaLock lock, VnaQueueNode q, boolean timed, long deadline) {
+    private static boolean napAfterLosing(VnaLock lock, Thread me, VnaQueueNode q, boolean timed, long deadline) {
         long now = System.nanoTime();
         long nap = Math.min(HEIR_NAP_NANOS, q.untilDeadline(now));
         if (timed) {
@@ -368,8 +369,8 @@ final class VnaHeirWait {
         if (nap <= 0L) {
             return false;
         }
-        if (q.thread.isVirtual()) {
-            yieldFor(now, nap);
+        if (me.isVirtual()) {
+            yieldFor(me, now, nap);
         } else {
             q.park(lock, nap);
         }
@@ -377,13 +378,13 @@ final class VnaHeirWait {
     }
 
     /**
-     * A virtual heir's nap: it yields its carrier until {@code nap} nanoseconds from {@code start} have
-     * passed, or until it is interrupted. Each yield runs any virtual thread waiting for a carrier,
-     * the owner among them, and returns at once when none waits, so the nap takes no thread's place
-     * and the heir's carrier stays awake for its next spin (see "The nap of a virtual heir" above).
+     * A virtual heir's nap ({@code me}, the caller): it yields its carrier until {@code nap} nanoseconds
+     * from {@code start} have passed, or until it is interrupted. Each yield runs any virtual thread
+     * waiting for a carrier, the owner among them, and returns at once when none waits, so the nap
+     * takes no thread's place and the heir's carrier stays awake for its next spin (see "The nap of
+     * a virtual heir" above).
      */
-    private static void yieldFor(long start, long nap) {
-        Thread me = Thread.currentThread();
+    private static void yieldFor(Thread me, long start, long nap) {
         do {
             Thread.yield();
         } while (System.nanoTime() - start < nap && !me.isInterrupted());
