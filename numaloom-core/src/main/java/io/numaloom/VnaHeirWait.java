@@ -113,16 +113,16 @@ import java.util.concurrent.TimeUnit;
  * rounds, VNA with the nap / without it, geometric mean over the rounds; issue 46):
  * <ul>
  * <li>The thesis's high contention: 1.10 and 1.10 at 8 and 32 threads, and again 1.10 and 1.10 (in
- *     all 16 rounds 1.06 to 1.16); 1.08 and 1.14 in a first run at 2, 8 and 32 threads.
+ *     all 16 rounds 1.06 to 1.16); 1.08 and 1.14 in an earlier run at 2, 8 and 32 threads.
  * <li>RandBash: 0.99 and 1.02, then 1.03 and 1.02.
  * <li>consumeCpu (100 tokens, no yields): 0.96 and 0.94, then 1.00 and 0.95.
- * <li>All points: 1.015 and 1.031; 1.030 in the first run.
+ * <li>All points: 1.015 and 1.031; 1.030 in the earlier run.
  * </ul>
- * In the second run, with the nap, VNA read 1.12 and 1.11 of unfair {@code ReentrantLock} on the
- * thesis's high contention, where NUMA_MCS read 0.98. Not kept, measured in the same run: a nap of
- * 20 µs (0.986 over all points, high contention 0.97 and 1.05), and a nap that polls the lock after
- * each yield and takes it when it is free (0.983, high contention 0.96 and 0.97). Platform heirs
- * park again as before: the nap was measured on virtual threads only.
+ * With the nap, VNA read 1.10 to 1.12 of unfair {@code ReentrantLock} on the thesis's high
+ * contention in both runs, and 1.13 to 1.14 of NUMA_MCS. Not kept, measured in the second run: a
+ * nap of 20 µs (0.986 over all points, high contention 0.97 and 1.05), and a nap that polls the
+ * lock after each yield and takes it when it is free (0.983, high contention 0.96 and 0.97).
+ * Platform heirs park again as before: the nap was measured on virtual threads only.
  *
  * <p><b>Spinning while a carrier is to spare.</b> While the threads waiting for the lock are
  * fewer than the carriers of a virtual heir (the CPUs of a platform one), the owner and every
