@@ -277,7 +277,7 @@ final class VnaHeirWait {
                                   boolean timed, long deadline, boolean interrupted) throws InterruptedException {
         long heirPark = HEIR_PARK_MIN_NANOS;
         int spins = VnaLock.mayspin(me) ? HEIR_SPINS : 0;
-        boolean woken = false; // it parked as heir and has not spun since
+        boolean woken = false; // it parked as heir (a release or the park's timeout ended it), not spun since
         for (;;) {
             long nanos = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
             boolean heir = w.heir() == q;
