@@ -98,19 +98,20 @@ import java.util.concurrent.TimeUnit;
  * 8 virtual threads VnaLock kept 0.75 of its one-thread throughput where NUMA_MCS kept 0.92, but
  * with one carrier both keep 0.93-1.00 at 8 and 32 threads.
  *
- * <p><b>A virtual heir woken to a held lock.</b> A release that finds the heir parked wakes it,
- * but the lock is free only until the next newcomer, the releasing owner among them, takes it. A
- * woken heir that then spins and finds the lock held throughout used to park again, so that the next
+ * <p><b>A virtual heir woken to a held lock.</b> A release that finds the heir parked wakes it, but
+ * the lock is free only until the next newcomer, the releasing owner among them, takes it. A woken
+ * heir that then spins and finds the lock held throughout used to park again, so that the next
  * release had to unpark it again. On the thesis's high contention (1,000 tokens and a yield inside
  * the critical section, virtual threads; 2 cores) the heirs parked more often than the lock changed
- * hands: 0.44-0.49 parks per operation against 0.28-0.33 owner changes at 8 and 32 threads. The owner there is often a virtual
- * thread that yielded inside its critical section and waits for a carrier, the heir's among them. So
- * a virtual heir woken to a held lock now naps, as after a lost spin: its yields give the carrier to
- * the owner, no release has to wake it, and it spins again after the nap. Only the first spin after
- * a park counts. A heir whose spin after a nap finds the lock held parks as before. The nap is
- * bounded by the deadlines, as every nap is. Measured with the points alternating in one run (a
- * scratch build switched by a system property, one fork, 20 warm-up and 7 measured rounds, 4
- * rounds, VNA with the nap / without it, geometric mean over the rounds; issue 46):
+ * hands: 0.44-0.49 parks per operation against 0.28-0.33 owner changes at 8 and 32 threads. The
+ * owner there is often a virtual thread that yielded inside its critical section and waits for a
+ * carrier, the heir's among them. So a virtual heir woken to a held lock now naps, as after a lost
+ * spin: its yields give the carrier to the owner, no release has to wake it, and it spins again
+ * after the nap. Only the first spin after a park counts. A heir whose spin after a nap finds the
+ * lock held parks as before. The nap is bounded by the deadlines, as every nap is. Measured with
+ * the points alternating in one run (a scratch build switched by a system property, one fork, 20
+ * warm-up and 7 measured rounds, 4 rounds, VNA with the nap / without it, geometric mean over the
+ * rounds; issue 46):
  * <ul>
  * <li>The thesis's high contention: 1.10 and 1.10 at 8 and 32 threads, and again 1.10 and 1.10 (in
  *     all 16 rounds 1.06 to 1.16); 1.08 and 1.14 in an earlier run at 2, 8 and 32 threads.
@@ -294,6 +295,12 @@ final class VnaHeirWait {
                 lockStayedHeld = spin == SPIN_HELD;
                 boolean wokenToHeldLock = woken && lockStayedHeld && me.isVirtual();
                 woken = false;
+                if (wokenToHeldLock) {
+                    VnaSeams seams = VnaSeams.installed;
+                    if (seams != null) {
+                        seams.heirWokenToHeldLock();
+                    }
+                }
                 if ((spin == SPIN_LOST || wokenToHeldLock) && !(interrupted && interruptible)
                         && nap(lock, me, q, timed, deadline)) {
                     if (Thread.interrupted()) {

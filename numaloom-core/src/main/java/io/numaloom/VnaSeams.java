@@ -24,6 +24,13 @@ abstract class VnaSeams {
     void heirReadFree() {
     }
 
+    /**
+     * A virtual heir that parked found the lock held throughout its next spin: it naps next instead of
+     * parking again, unless its deadline has passed or it was interrupted.
+     */
+    void heirWokenToHeldLock() {
+    }
+
     /** A condition waiter's wait ended (signalled, timed out or interrupted); it is about to re-acquire. */
     void conditionWaitEnded() {
     }

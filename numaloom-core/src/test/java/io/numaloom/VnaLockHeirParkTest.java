@@ -8,6 +8,7 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -62,6 +63,74 @@ class VnaLockHeirParkTest {
             // than the heir's patience between designation and release): the barge cannot happen.
             assertTrue(attempt < 20, "the interleaving was not reached in 20 attempts");
         }
+    }
+
+    /**
+     * A virtual heir that wakes from a park (here its recovery timeout, since the main thread holds
+     * the lock from before it queued) and finds the lock held throughout its next spin is told to nap
+     * instead of parking again (see "A virtual heir woken to a held lock" in {@link VnaHeirWait}).
+     */
+    @Test
+    void aVirtualHeirWokenToAHeldLockIsToldToNap() throws Exception {
+        VnaLock lock = VnaLock.withPlacement(1, () -> 0);
+        lock.lock();
+        CountDownLatch told = new CountDownLatch(1);
+        AtomicBoolean acquired = new AtomicBoolean();
+        Thread heir = Thread.ofVirtual().unstarted(() -> {
+            lock.lock();
+            acquired.set(true);
+            lock.unlock();
+        });
+        VnaSeams.installed = new VnaSeams() {
+            @Override
+            void heirWokenToHeldLock() {
+                if (Thread.currentThread() == heir) {
+                    told.countDown();
+                }
+            }
+        };
+        heir.start();
+        assertTrue(told.await(VnaLockTest.PATIENCE.toMillis(), TimeUnit.MILLISECONDS),
+                "a virtual heir woken to a held lock was never told to nap");
+        assertFalse(acquired.get(), "the heir took a lock the main thread holds");
+        lock.unlock();
+        heir.join(VnaLockTest.PATIENCE);
+        assertTrue(acquired.get());
+    }
+
+    /**
+     * A platform heir woken to a held lock parks again: the nap for a woken heir was measured to cost
+     * platform threads. The main thread holds the lock until the heir has parked three times, each
+     * park ended by its recovery timeout: two of its spins followed a park and found the lock held.
+     */
+    @Test
+    void aPlatformHeirWokenToAHeldLockIsNotToldToNap() throws Exception {
+        VnaLock lock = VnaLock.withPlacement(1, () -> 0);
+        lock.lock();
+        AtomicInteger told = new AtomicInteger();
+        AtomicBoolean acquired = new AtomicBoolean();
+        Thread heir = Thread.ofPlatform().unstarted(() -> {
+            lock.lock();
+            acquired.set(true);
+            lock.unlock();
+        });
+        VnaSeams.installed = new VnaSeams() {
+            @Override
+            void heirWokenToHeldLock() {
+                if (Thread.currentThread() == heir) {
+                    told.incrementAndGet();
+                }
+            }
+        };
+        heir.start();
+        VnaLockTest.awaitCondition(() -> {
+            VnaQueueNode q = heirNode(lock);
+            return q != null && q.thread == heir && q.parks >= 3;
+        }, "the heir to park three times");
+        assertEquals(0, told.get(), "a platform heir was told to nap after a park");
+        lock.unlock();
+        heir.join(VnaLockTest.PATIENCE);
+        assertTrue(acquired.get());
     }
 
     /**
