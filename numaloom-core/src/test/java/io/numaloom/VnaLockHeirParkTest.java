@@ -76,20 +76,7 @@ class VnaLockHeirParkTest {
         lock.lock();
         CountDownLatch told = new CountDownLatch(1);
         AtomicBoolean acquired = new AtomicBoolean();
-        Thread heir = Thread.ofVirtual().unstarted(() -> {
-            lock.lock();
-            acquired.set(true);
-            lock.unlock();
-        });
-        VnaSeams.installed = new VnaSeams() {
-            @Override
-            void heirWokenToHeldLock() {
-                if (Thread.currentThread() == heir) {
-                    told.countDown();
-                }
-            }
-        };
-        heir.start();
+        Thread heir = startHeirToldToNap(lock, Thread.ofVirtual(), acquired, told::countDown);
         assertTrue(told.await(VnaLockTest.PATIENCE.toMillis(), TimeUnit.MILLISECONDS),
                 "a virtual heir woken to a held lock was never told to nap");
         assertFalse(acquired.get(), "the heir took a lock the main thread holds");
@@ -109,20 +96,7 @@ class VnaLockHeirParkTest {
         lock.lock();
         AtomicInteger told = new AtomicInteger();
         AtomicBoolean acquired = new AtomicBoolean();
-        Thread heir = Thread.ofPlatform().unstarted(() -> {
-            lock.lock();
-            acquired.set(true);
-            lock.unlock();
-        });
-        VnaSeams.installed = new VnaSeams() {
-            @Override
-            void heirWokenToHeldLock() {
-                if (Thread.currentThread() == heir) {
-                    told.incrementAndGet();
-                }
-            }
-        };
-        heir.start();
+        Thread heir = startHeirToldToNap(lock, Thread.ofPlatform(), acquired, told::incrementAndGet);
         VnaLockTest.awaitCondition(() -> {
             VnaQueueNode q = heirNode(lock);
             return q != null && q.thread == heir && q.parks >= 3;
@@ -131,6 +105,30 @@ class VnaLockHeirParkTest {
         lock.unlock();
         heir.join(VnaLockTest.PATIENCE);
         assertTrue(acquired.get());
+    }
+
+    /**
+     * Starts, from {@code builder}, a heir that locks {@code lock} (which the main thread holds),
+     * sets {@code acquired} and unlocks; {@code onToldToNap} runs each time the seam
+     * {@link VnaSeams#heirWokenToHeldLock} fires on that heir.
+     */
+    private static Thread startHeirToldToNap(VnaLock lock, Thread.Builder builder, AtomicBoolean acquired,
+                                             Runnable onToldToNap) {
+        Thread heir = builder.unstarted(() -> {
+            lock.lock();
+            acquired.set(true);
+            lock.unlock();
+        });
+        VnaSeams.installed = new VnaSeams() {
+            @Override
+            void heirWokenToHeldLock() {
+                if (Thread.currentThread() == heir) {
+                    onToldToNap.run();
+                }
+            }
+        };
+        heir.start();
+        return heir;
     }
 
     /**
