@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * with {@code idleKeys(0)}, where binding one key deflates the other if it is idle, so that deflation also runs
  * inside the other thread's acquisitions. Then {@link KeyDeflation}, the race alone: one idle key, one thread
  * acquiring it by every method, the other deflating; every acquisition must succeed and hold the key's bound
- * record. That one finds, within this budget, the hole of commit c06e0b7's {@code KeyedLock}: a pinned thread took
+ * record. That one, with twice the scenarios ({@link LincheckRuns#deflationOptions}), finds the hole of commit c06e0b7's {@code KeyedLock}: a pinned thread took
  * the lock word from {@code DEFLATED} and unpinned before the deflater's {@code pins: 0 -> -1}, which then
  * unlinked the record it held (its {@code unlock} threw {@code IllegalMonitorStateException}).
  *
@@ -95,7 +95,7 @@ class KeyedLockLincheckTest {
 
     @Test
     void keyedLockAgainstDeflation() {
-        LincheckRuns.keyedOptions().check(Deflation.class);
+        LincheckRuns.deflationOptions().check(Deflation.class);
     }
 
     @Test
