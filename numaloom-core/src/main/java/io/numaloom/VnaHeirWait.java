@@ -161,7 +161,14 @@ import java.util.concurrent.TimeUnit;
  * and 32 virtual threads read 0.87 and 0.85 of the base, then 0.77 and 0.67: the heir took the
  * lock in the gaps between a barging owner's critical sections (0.36 owner changes per operation
  * instead of 0.03). A deference of 4 or 16 pauses before taking a lock seen free did not win that
- * back (0.76-0.80).
+ * back (0.76-0.80). Not kept either: dropping the dense polls, so that a spare carrier's heir
+ * polls at most {@link #MAX_POLL_GAP} apart as every heir does (the variants' points alternating
+ * in one run, 20 warm-up and 10 measured rounds, one fork; VNA without / with them at 2 threads,
+ * geometric mean over the rounds, five runs of 3 to 5 rounds): consumeCpu 1.03 to 1.10 on virtual
+ * and 1.05 to 1.16 on platform threads, RandBash 0.91 to 1.13, but the thesis's high contention
+ * 0.97, 0.94, 0.94, 0.96 and 0.85, where these polls earn VNA its place against NUMA_MCS; 0.95 to
+ * 1.19 at 8 and 32 threads (one run). Nor a heir that polls sparsely once a dense spin of the same
+ * wait lost the lock to a barger (consumeCpu 1.05 and 1.00, high contention 0.96; issue 46).
  *
  * <p><b>Spinning when every CPU is busy (platform threads).</b> Both spins, the newcomer's poll
  * ({@link VnaLock}) and this one while a carrier is to spare, count only the threads waiting for
