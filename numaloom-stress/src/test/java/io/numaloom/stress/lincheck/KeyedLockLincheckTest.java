@@ -22,9 +22,10 @@ import org.junit.jupiter.api.Test;
  * with {@code idleKeys(0)}, where binding one key deflates the other if it is idle, so that deflation also runs
  * inside the other thread's acquisitions. Then {@link KeyDeflation}, the race alone: one idle key, one thread
  * acquiring it by every method, the other deflating; every acquisition must succeed and hold the key's bound
- * record. That one, with twice the scenarios ({@link LincheckRuns#deflationOptions}), finds the hole of commit c06e0b7's {@code KeyedLock}: a pinned thread took
- * the lock word from {@code DEFLATED} and unpinned before the deflater's {@code pins: 0 -> -1}, which then
- * unlinked the record it held (its {@code unlock} threw {@code IllegalMonitorStateException}).
+ * record. That one, with twice the scenarios ({@link LincheckRuns#deflationOptions}), finds the hole of commit
+ * c06e0b7's {@code KeyedLock}: a pinned thread took the lock word from {@code DEFLATED} and unpinned before the
+ * deflater's {@code pins: 0 -> -1}, which then unlinked the record it held (its {@code unlock} threw
+ * {@code IllegalMonitorStateException}).
  *
  * <p>Last, {@link KeyPairCounters}: with {@code idleKeys(0)}, a thread that holds key 0 (thin) locks key 1 while the
  * other thread's lock or tryLock of key 0 inflates that hold, freeing the holder's thin-hold node, which the
