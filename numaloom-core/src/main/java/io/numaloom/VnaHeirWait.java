@@ -169,6 +169,21 @@ import java.util.concurrent.TimeUnit;
  * 0.97, 0.94, 0.94, 0.96 and 0.85, where these polls earn VNA its place against NUMA_MCS; 0.95 to
  * 1.19 at 8 and 32 threads (one run). Nor a heir that polls sparsely once a dense spin of the same
  * wait lost the lock to a barger (consumeCpu 1.05 and 1.00, high contention 0.96; issue 46).
+ * Nor a spin that ends at its first loss, the heir napping as soon as a poll saw the lock free and
+ * a barger took it. In a stand-alone loop of 2 virtual threads (100 tokens inside the lock, one
+ * {@code nanoTime} before each acquisition and a histogram record inside, as the bench's latency
+ * recording does) it took the median round from 10.8-11.0 to 9.3 ms, where {@code synchronized}
+ * read 9.4 and one thread 8.8-9.4. Without it, the rounds in which the lock changed hands through
+ * the queue (0.3 to 1% of the acquisitions queued, many of them after a park) ran 10.7 to 17 ms;
+ * the likely cause is that a spare carrier's heir polls every {@link #IDLE_MAX_POLL_GAP} pauses for
+ * its whole budget while the owner runs section after section, each poll taking the lock's line
+ * from the owner. In the bench it did not pay beyond the noise (the variants' points alternating in
+ * one run, 20 warm-up and 10 measured rounds, one fork; with the variant / without it, geometric
+ * mean over 15 points: consumeCpu with 100 tokens and RandBash on 2, 8 and 32 virtual and platform
+ * threads, and the thesis's high contention). On every spin it read 1.030 and 1.036 in runs of 3
+ * and 4 rounds, the 2-thread points 1.03 to 1.21 but the high contention 0.95 and 1.07 there,
+ * RandBash on 32 virtual threads 0.96 and 0.89 and the high contention on 8 threads 0.82 and 0.98;
+ * on the spin while a carrier is to spare only, 1.013 and 1.008 (issue 46).
  *
  * <p><b>Spinning when every CPU is busy (platform threads).</b> Both spins, the newcomer's poll
  * ({@link VnaLock}) and this one while a carrier is to spare, count only the threads waiting for
