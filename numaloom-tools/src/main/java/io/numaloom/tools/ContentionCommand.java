@@ -98,8 +98,15 @@ public final class ContentionCommand {
         Contention.Summary summary;
         try {
             summary = Contention.read(file, new Contention.Options(showKeys));
-        } catch (IOException | RuntimeException e) {
-            err.println("numaloom contention: cannot read " + file + " as a JFR recording: " + e.getMessage());
+        } catch (IOException e) {
+            err.println("numaloom contention: cannot read " + file + " as a JFR recording: " + oneLine(e.getMessage()));
+            return USAGE;
+        } catch (OutOfMemoryError e) {
+            err.println("numaloom contention: " + file + " does not fit in this JVM's heap; give it more (java -Xmx...)");
+            return ERROR;
+        } catch (Throwable e) { // the JDK's parser throws InternalError, among others, for damaged metadata
+            err.println("numaloom contention: cannot read " + file + " as a JFR recording: the recording is damaged ("
+                    + oneLine(String.valueOf(e)) + ")");
             return USAGE;
         }
         out.print(Contention.text(summary, top));
@@ -110,6 +117,11 @@ public final class ContentionCommand {
             return ERROR;
         }
         return OK;
+    }
+
+    /** {@code text} on one line: a parser's message may span several. */
+    static String oneLine(String text) {
+        return text == null ? "" : text.strip().replaceAll("\\s*\\R\\s*", " ");
     }
 
     /** The value of {@code option} at {@code args[i]}; a usage error if it is missing or another option. */

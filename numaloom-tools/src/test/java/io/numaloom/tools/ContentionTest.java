@@ -155,6 +155,62 @@ class ContentionTest {
         assertTrue(main("contention", "--help").out().contains("contention FILE.jfr [--out DIR] [--top N] [--no-keys]"));
     }
 
+    /**
+     * A damaged recording is one line on stderr that names the file and says it is damaged, with the exit
+     * status of any unreadable file (2), whatever the JDK's parser throws: one event type's name damaged (the
+     * parser's {@code InternalError}: "... is not a valid Java type"), and random bytes flipped one at a time
+     * (seeded), of which some damage the metadata and some leave the recording readable.
+     */
+    @Test
+    void aDamagedRecordingIsOneLineThatSaysSo(@TempDir Path tmp) throws Exception {
+        byte[] good = Files.readAllBytes(recording);
+        byte[] name = "io.numaloom.LockContended".getBytes(StandardCharsets.US_ASCII);
+        int at = indexOf(good, name);
+        assertTrue(at >= 0, "the recording names io.numaloom.LockContended");
+        byte[] renamed = good.clone();
+        renamed[at + 2] = ' '; // "io numaloom.LockContended"
+        Path damaged = Files.write(tmp.resolve("renamed.jfr"), renamed);
+        Result r = main("contention", damaged.toString(), "--out", tmp.resolve("renamed-out").toString());
+        assertEquals(2, r.status(), r.err());
+        assertOneLineNaming(r.err(), damaged);
+        assertTrue(r.err().contains("damaged"), r.err());
+
+        java.util.Random random = new java.util.Random(72);
+        int unreadable = 0;
+        for (int i = 0; i < 60; i++) {
+            byte[] flipped = good.clone();
+            int pos = random.nextInt(flipped.length);
+            flipped[pos] ^= (byte) (1 + random.nextInt(255));
+            Path file = Files.write(tmp.resolve("flip-" + i + ".jfr"), flipped);
+            Result f = main("contention", file.toString(), "--out", tmp.resolve("flip-" + i + "-out").toString());
+            if (f.status() == 0) {
+                continue; // the flip hit data that the summary does not need, or changed a value
+            }
+            unreadable++;
+            assertEquals(2, f.status(), "byte " + pos + ": " + f.err());
+            assertOneLineNaming(f.err(), file);
+        }
+        assertTrue(unreadable > 0, "no flipped byte made the recording unreadable: the loop tested nothing");
+    }
+
+    private static void assertOneLineNaming(String err, Path file) {
+        assertEquals(1, err.lines().count(), "one line, no stack trace: " + err);
+        assertTrue(err.startsWith("numaloom contention: cannot read " + file + " as a JFR recording"), err);
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+
     @Test
     void jdkLockClassesAreNamedAsUsersKnowThem() {
         assertEquals("ReentrantLock", Contention.jdkLabel(Contention.Kind.PARK, "java.util.concurrent.locks.ReentrantLock$NonfairSync"));
