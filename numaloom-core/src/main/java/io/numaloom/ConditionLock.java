@@ -11,17 +11,22 @@ abstract class ConditionLock {
     }
 
     /**
-     * Releases every hold of the current thread and returns the hold count to restore.
+     * Releases every hold of the current thread for {@code waiter}, which is about to wait, and
+     * returns the hold count to restore. A key's lock records in {@code waiter} the key's record
+     * that the wait keeps bound ({@link VnaCondition.Waiter#keyRecord}), so that nothing after the
+     * release has to find it again through the key's {@code hashCode} and {@code equals}.
      *
      * @throws IllegalMonitorStateException if the current thread does not hold the lock;
      *         {@code action} completes the message ("await on")
      */
-    abstract int releaseFully(String action);
+    abstract int releaseFully(String action, VnaCondition.Waiter waiter);
 
     /**
      * Re-acquires after a condition wait, uninterruptibly, restoring {@code saved} holds; a
      * {@code waiter} that was signalled then stops being reported as queued for the lock
-     * ({@link SignalledWaiters}).
+     * ({@link SignalledWaiters}). It runs no user code that may throw (a custom placement's failure
+     * is absorbed, a key's methods are not called), so it returns holding the lock: {@code await}
+     * must, and the turn of the next signalled waiter depends on it.
      */
     abstract void reacquire(int saved, VnaCondition.Waiter waiter);
 

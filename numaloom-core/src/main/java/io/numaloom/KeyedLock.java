@@ -79,7 +79,9 @@ import java.util.function.Supplier;
  * </ul>
  * Keys must not change their {@code hashCode} or {@code equals} while in use, and
  * {@code equals} and {@code hashCode} should not block: they may be called while a short internal
- * bucket lock is held. An exception they throw reaches the caller and leaves the lock as it was.
+ * bucket lock is held. An exception they throw reaches the caller and leaves the lock as it was;
+ * a condition's {@code await} does not call them once its wait has begun, so it returns holding
+ * the key ({@link KeyLock#newCondition()}).
  *
  * <p>The idea is that of D. Dice, "Implementing Fast Java Monitors with Relaxed-Locks" (JVM '01):
  * an object carries no monitor until one is needed, and a monitor record is bound to it on demand
@@ -1708,6 +1710,15 @@ public final class KeyedLock<K> {
         /**
          * A condition of this key's lock. A thread awaiting it keeps the key's record bound, so
          * a signal made by a later holder of the key reaches it.
+         *
+         * <p>The key's {@code hashCode} and {@code equals} run where an {@code await} begins and
+         * in the owner checks of {@code await}, {@code signal} and {@code signalAll}: if they
+         * throw there, the exception propagates, the key stays held and nothing waits or is
+         * signalled (as for every method of the class). They never run after the wait has
+         * begun: the signal, the wake-up and the re-acquisition reach the key's lock through
+         * what the wait pinned, so {@code await} returns holding the key whatever the key's
+         * methods would throw by then, and the next signalled waiter's wake-up, which waits for
+         * that re-acquisition, is never lost to them.
          */
         @Override
         public Condition newCondition() {
@@ -1781,16 +1792,23 @@ public final class KeyedLock<K> {
             return KeyedLock.this;
         }
 
+        /**
+         * Pins the key's record for the wait and records it in {@code waiter}: the signal, the
+         * wake-up and the re-acquisition then use it as it is, without the key's {@code hashCode}
+         * and {@code equals}, which may throw; only this start of the wait runs them.
+         */
         @Override
-        int releaseFully(String action) {
+        int releaseFully(String action, VnaCondition.Waiter waiter) {
             Record r = heldRecordInflating(key);
             if (r == null) {
                 throw notHeld(action, key);
             }
             r.pinBound(); // held, so bound: the pin keeps it bound while we await, for the signal to find
+            waiter.keyRecord = r; // before the release: a signaller may take the key as soon as it is free
             try {
-                return r.releaseFully(action);
+                return r.releaseFully(action, waiter);
             } catch (RuntimeException | Error e) {
+                waiter.keyRecord = null;
                 unpin(r);
                 throw e;
             }
@@ -1798,7 +1816,7 @@ public final class KeyedLock<K> {
 
         @Override
         void reacquire(int saved, VnaCondition.Waiter waiter) {
-            Record r = boundRecord(key); // bound: our pin kept it
+            Record r = (Record) waiter.keyRecord; // bound: our pin kept it
             try {
                 r.reacquire(saved, waiter);
             } finally {
@@ -1813,17 +1831,19 @@ public final class KeyedLock<K> {
             }
         }
 
-        /** The key's record defers it; a key with condition waiters has one (they pin it), so it is never held thin then. */
+        /**
+         * The key's record that the waiter pinned defers it: the signaller holds the key (its
+         * {@link #checkOwner} said so), so that record is the one it holds.
+         */
         @Override
         boolean deferWake(VnaCondition.Waiter waiter, boolean wake) {
-            Record r = heldRecord(key);
-            return r != null && r.deferWake(waiter, wake);
+            return ((Record) waiter.keyRecord).deferWake(waiter, wake);
         }
 
-        /** The key's record is there: the waiter, signalled through it, pins it until it re-acquires. */
+        /** The waiter's record, which it pins until it re-acquires, wakes it. */
         @Override
         void wakeAtRelease(VnaCondition.Waiter waiter) {
-            heldRecord(key).wakeAtRelease(waiter);
+            ((Record) waiter.keyRecord).wakeAtRelease(waiter);
         }
 
         /** The key's record keeps it; awaiting inflates the key anyway ({@link #releaseFully}). */

@@ -48,9 +48,22 @@ abstract class LockEvent extends Event {
         Object reported = lock.reportedLock();
         lockClass = reported.getClass();
         lockIdentity = System.identityHashCode(reported);
-        keyHash = lock.reportedKeyHash();
+        keyHash = keyHash(lock);
         name = reported instanceof VnaLock.Named n ? n.name : reported instanceof KeyedLock<?> k ? k.name : null;
         keyOf = reported instanceof KeyedLock<?> k && k.keysInEvents ? lock : null;
+    }
+
+    /**
+     * The key's {@code hashCode} for a key's lock, 0 for a plain lock or a key whose {@code hashCode}
+     * throws: a recording must not fail an acquisition, least of all a condition waiter's
+     * re-acquisition, which must not fail at all.
+     */
+    private static int keyHash(ConditionLock lock) {
+        try {
+            return lock.reportedKeyHash();
+        } catch (RuntimeException | StackOverflowError e) {
+            return 0;
+        }
     }
 
     /** Sets {@link #key}; called only once the event is to be committed. */

@@ -29,7 +29,10 @@ import java.util.concurrent.locks.LockSupport;
  * find the lock held by its signaller and wait again. At most one signalled waiter of a condition
  * is woken and on its way to the lock ({@code transit}); the others wait their turn, and each is
  * woken by the release that follows the re-acquisition of the one before ("One in transit per
- * condition" in {@link VnaDeferredWakes}). From the signal until it holds the lock
+ * condition" in {@link VnaDeferredWakes}). The re-acquisition runs no user code that can fail it
+ * ({@link ConditionLock#reacquire}): a custom placement's failure is absorbed, a key's methods are
+ * not called once the wait has begun, so {@code await} returns holding the lock and the turn always
+ * passes on. From the signal until it holds the lock
  * again it is reported as queued for the lock ({@link SignalledWaiters}), as {@code ReentrantLock}
  * reports it, and no longer as a waiter of the condition. A platform thread whose wait begins while
  * the lock's waits take turns between its conditions (a handoff) polls for its wake-up, yielding,
@@ -91,6 +94,13 @@ final class VnaCondition implements Condition {
          * {@code queued}; read and written by owners only.
          */
         boolean inTransit;
+        /**
+         * For a condition of a {@link KeyedLock} key: the key's record that this waiter's wait pins
+         * (set by the release that begins the wait, before any signal can find the waiter), through
+         * which the signal, the wake-up and the re-acquisition reach the key's lock without running
+         * the key's {@code hashCode} or {@code equals}. Null for a {@link VnaLock}'s condition.
+         */
+        VnaLock keyRecord;
 
         boolean signal() {
             return STATE.compareAndSet(this, WAITING, SIGNALLING);
@@ -335,7 +345,7 @@ final class VnaCondition implements Condition {
                 boolean deferred;
                 try {
                     deferred = lock.deferWake(w, wakeNow);
-                } catch (RuntimeException | Error e) { // a key's equals threw: the waiter is woken now, not lost
+                } catch (RuntimeException | Error e) { // no user code runs here; an Error (no memory to inflate): woken now, not lost
                     w.signalled();
                     w.wake();
                     throw e;
@@ -397,7 +407,7 @@ final class VnaCondition implements Condition {
                 transit = n;
                 try {
                     lock.wakeAtRelease(n);
-                } catch (RuntimeException | Error e) { // a key's equals threw: woken now, early but not stranded
+                } catch (RuntimeException | Error e) { // no user code runs here; should anything throw: woken now, not stranded
                     n.wake();
                     throw e;
                 }
@@ -458,7 +468,7 @@ final class VnaCondition implements Condition {
      */
     private int release(Waiter w, String action) {
         try {
-            return lock.releaseFully(action);
+            return lock.releaseFully(action, w);
         } catch (RuntimeException | Error e) {
             abandon(w);
             throw e;

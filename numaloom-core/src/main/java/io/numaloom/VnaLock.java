@@ -204,7 +204,8 @@ public class VnaLock extends ConditionLock implements Lock {
      *
      * <p><b>Exceptions in the slow path.</b> The queue placement (user code for
      * {@link #withPlacement}) is asked before the thread registers, so a placement that throws
-     * leaves the lock as it was. No call that can grow the stack comes between the swap of an MCS
+     * leaves the lock as it was; a condition waiter's re-acquisition, which cannot give up, takes
+     * queue 0 instead of any failure ({@link VnaPlacement}). No call that can grow the stack comes between the swap of an MCS
      * tail and the link from the predecessor (see {@link VnaWaiters}).
      *
      * <p><b>Memory ordering.</b> Acquisition is a CAS with acquire semantics; the uncontended
@@ -356,7 +357,9 @@ public class VnaLock extends ConditionLock implements Lock {
      * Creates a lock whose waiting queues are chosen by {@code placement}, for applications that
      * know where their threads run better than {@code sched_getcpu} does, and for tests. An
      * exception thrown by {@link QueuePlacement#currentQueue()} propagates out of the acquiring
-     * call and leaves the lock as it was.
+     * call and leaves the lock as it was; the re-acquisition at the end of a
+     * {@link Condition#await() condition wait}, which must return holding the lock, absorbs any
+     * failure of the placement and waits on queue 0.
      *
      * @param placement chooses the queue of each waiting thread
      * @return a new lock
@@ -801,22 +804,23 @@ public class VnaLock extends ConditionLock implements Lock {
      */
     private boolean acquireSlow(Thread me, boolean interruptible, boolean timed, long deadline, boolean newcomerSpin)
             throws InterruptedException {
-        return acquireSlow(me, interruptible, timed, deadline, newcomerSpin, false);
+        return acquireSlow(me, interruptible, timed, deadline, newcomerSpin, false, false);
     }
 
     /**
-     * The slow path; {@code registered}: the thread is a signalled condition waiter, already counted in
-     * {@code queued} by its signal, which re-acquires (uninterruptibly, untimed) and must not fail.
+     * The slow path. {@code reacquiring}: a condition waiter re-acquires at the end of its wait
+     * (uninterruptibly, untimed), which must not fail; {@code registered}: it was signalled, and so
+     * is already counted in {@code queued} by its signal.
      */
     private boolean acquireSlow(Thread me, boolean interruptible, boolean timed, long deadline, boolean newcomerSpin,
-                                boolean registered) throws InterruptedException {
+                                boolean reacquiring, boolean registered) throws InterruptedException {
         if (!registered && reenter(me)) {
             return true;
         }
         LockDiagnostics.slowPath();
         VnaWaiters w = waitersOrInflate();
         // Ask the placement (user code, which may throw) before anything changes.
-        int n = w.queueCount == 1 ? 0 : VnaPlacement.placedQueue(mode, placement, w.queueCount, registered);
+        int n = w.queueCount == 1 ? 0 : VnaPlacement.placedQueue(mode, placement, w.queueCount, reacquiring);
         LockContendedEvent event = JfrGate.recorderStarted()
                 ? LockContendedEvent.beginIfEnabled(this, owner, n, w) : null; // no JFR yet: leave the event class alone
         if (newcomerSpin && w.heir() == null && VnaNewcomerPoll.poll(this, me)) {
@@ -1013,7 +1017,7 @@ public class VnaLock extends ConditionLock implements Lock {
     // ------------------------------------------------------------------ condition support
 
     @Override
-    int releaseFully(String action) {
+    int releaseFully(String action, VnaCondition.Waiter waiter) {
         if (owner != Thread.currentThread()) {
             throw notOwner(action);
         }
@@ -1035,7 +1039,7 @@ public class VnaLock extends ConditionLock implements Lock {
             }
         } else {
             try {
-                acquireSlow(me, false, false, 0L, true, signalled);
+                acquireSlow(me, false, false, 0L, true, true, signalled);
             } catch (InterruptedException e) {
                 throw new AssertionError("uninterruptible acquisition was interrupted", e);
             }

@@ -18,7 +18,8 @@ import io.numaloom.topology.HomeNode;
  *
  * <p><b>Properties.</b> Asked only on the contended path of a lock with more than one queue, and
  * before the thread registers, so a placement that throws leaves the lock as it was; the
- * re-acquisition of a signalled condition waiter never fails on it (it queues on queue 0).
+ * re-acquisition of a condition waiter at the end of its wait (signalled, timed out or
+ * interrupted) never fails on it, whatever it throws: it queues on queue 0.
  */
 final class VnaPlacement {
 
@@ -28,9 +29,10 @@ final class VnaPlacement {
     /**
      * The queue of the current thread among {@code queues}, for a lock of placement {@code mode}
      * ({@code placement} for {@link VnaLock#CUSTOM}). A placement that throws fails the
-     * acquisition, except the re-acquisition of a signalled condition waiter ({@code mustNotFail}),
-     * which {@code await} cannot abandon (it must return holding the lock): that one waits on
-     * queue 0.
+     * acquisition, except a condition waiter's re-acquisition ({@code mustNotFail}), which
+     * {@code await} cannot abandon (it must return holding the lock, and the next signalled waiter's
+     * wake-up waits for it): that one waits on queue 0 whatever the placement threw, an
+     * {@link Error} included.
      */
     static int placedQueue(byte mode, QueuePlacement placement, int queues, boolean mustNotFail) {
         if (!mustNotFail) {
@@ -38,7 +40,7 @@ final class VnaPlacement {
         }
         try {
             return Math.floorMod(currentQueue(mode, placement), queues);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) { // an Error too: the waiter would leave await without the lock
             return 0;
         }
     }
