@@ -104,6 +104,11 @@ final class ConsoleProgress implements BenchRunner.Listener, AutoCloseable {
     }
 
     @Override
+    public synchronized void roundStarted(String group, int round, int planned) {
+        notice(group + ": round " + round + (planned > 0 ? " of " + planned : " (pilot)"));
+    }
+
+    @Override
     public synchronized void notice(String text) {
         clearStatus();
         err.println("numaloom bench: " + text);

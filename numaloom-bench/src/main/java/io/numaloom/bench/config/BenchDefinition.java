@@ -75,6 +75,16 @@ public record BenchDefinition(int index, String id, WorkloadKind kind, String ti
     }
 
     /**
+     * This bench with {@code forks} JMH forks per measurement: a run in rounds measures one fork of each lock per
+     * round. The payload, and so the {@link #fingerprint()}, stays that of the configuration.
+     */
+    public BenchDefinition withForks(int forks) {
+        return new BenchDefinition(index, id, kind, title, skip, locks, threads, warmupIterations, measurementIterations, forks,
+                threadType, carriers, pinCarriers, scheduler, remotePenaltyNs, migrationPenaltyNs, topology, recordLatency,
+                jvmArgs, timeoutSeconds, settings, payload);
+    }
+
+    /**
      * Whether the measured JVMs start from an ahead-of-time class cache ({@link io.numaloom.bench.run.AotCache}; the
      * {@code startupCache} field). Their arguments then end with {@code -XX:AOTCache=} and the cache's file.
      */

@@ -91,6 +91,13 @@ import java.util.List;
  *                             if the lock never changed thread
  * @param reacquireGapNs       with {@code handoffTiming}, the mean of those that ended in the same thread, ns; null if
  *                             the lock changed thread at every acquisition
+ * @param roundOpsPerMs        measured in rounds (issue 73, {@link PairedRatio}): the point's fork mean throughput in
+ *                             each round of its group, in round order, null for a round whose fork failed or did not
+ *                             run; the ratios to other locks of the group pair these by round. Null for rows measured
+ *                             without rounds
+ * @param roundsStop           why the group stopped adding rounds ({@code precision}, {@code budget},
+ *                             {@code max-rounds}); null without rounds
+ * @param pilotRounds          the rounds that planned the group's ({@link PairedRatio#plannedRounds}); null without
  */
 @JsonPropertyOrder({"bench", "title", "workload", "lock", "threads", "threadType", "carriers", "remotePenaltyNs",
         "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow", "opsPerMsCiHigh", "timeMs",
@@ -98,7 +105,7 @@ import java.util.List;
         "latencyMaxNs", "pairedP99Ns", "handoffs", "localHandoffFraction", "foreignAcquisitionFraction", "migrationsPerOp", "slowPathsPerOp", "queuedPerOp", "parksPerOp",
         "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error", "placement", "cpuSource",
         "fingerprint", "startedAt", "seconds", "futileWakeupsPerOp", "signalToLockP50Ns", "signalToLockP99Ns", "session",
-        "ownerChangesPerOp", "gapNs", "handoffGapNs", "reacquireGapNs"})
+        "ownerChangesPerOp", "gapNs", "handoffGapNs", "reacquireGapNs", "roundOpsPerMs", "roundsStop", "pilotRounds"})
 public record PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
                           int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
                           Double opsPerMs, Double opsPerMsCiLow, Double opsPerMsCiHigh,
@@ -112,7 +119,32 @@ public record PointResult(String bench, String title, String workload, String lo
                           String fingerprint, String startedAt, double seconds,
                           Double foreignAcquisitionFraction, Double migrationsPerOp, Long pairedP99Ns,
                           Double futileWakeupsPerOp, Long signalToLockP50Ns, Long signalToLockP99Ns, Integer session,
-                          Double ownerChangesPerOp, Double gapNs, Double handoffGapNs, Double reacquireGapNs) {
+                          Double ownerChangesPerOp, Double gapNs, Double handoffGapNs, Double reacquireGapNs,
+                          List<Double> roundOpsPerMs, String roundsStop, Integer pilotRounds) {
+
+    /** A row measured without rounds. */
+    public PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
+                       int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
+                       Double opsPerMs, Double opsPerMsCiLow, Double opsPerMsCiHigh,
+                       Double timeMs, Double timeMsCiLow, Double timeMsCiHigh,
+                       Double jain, Double minMaxRatio,
+                       Long latencyP50Ns, Long latencyP99Ns, Long latencyP999Ns, Long latencyMaxNs,
+                       Long handoffs, Double localHandoffFraction,
+                       Double slowPathsPerOp, Double queuedPerOp, Double parksPerOp, Double unparksPerOp,
+                       Long reservations, Long yields, Double bytesPerOp, Long retainedBytes,
+                       String status, String error, String placement, String cpuSource,
+                       String fingerprint, String startedAt, double seconds,
+                       Double foreignAcquisitionFraction, Double migrationsPerOp, Long pairedP99Ns,
+                       Double futileWakeupsPerOp, Long signalToLockP50Ns, Long signalToLockP99Ns, Integer session,
+                       Double ownerChangesPerOp, Double gapNs, Double handoffGapNs, Double reacquireGapNs) {
+        this(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs, topology, forks, rounds,
+                opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow, timeMsCiHigh, jain, minMaxRatio,
+                latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction, slowPathsPerOp,
+                queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error,
+                placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction, migrationsPerOp,
+                pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, session, ownerChangesPerOp, gapNs,
+                handoffGapNs, reacquireGapNs, null, null, null);
+    }
 
     /** A row without its session (set by {@link #withSession}) and without the gaps between sections. */
     public PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
@@ -188,7 +220,7 @@ public record PointResult(String bench, String title, String workload, String lo
             "queuedPerOp", "parksPerOp", "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error",
             "placement", "cpuSource", "fingerprint", "startedAt", "seconds", "futileWakeupsPerOp", "signalToLockP50Ns",
             "signalToLockP99Ns", "session", "ownerChangesPerOp", "gapNs", "handoffGapNs",
-            "reacquireGapNs");
+            "reacquireGapNs", "roundOpsPerMs", "roundsStop", "pilotRounds");
 
     /** The row's key within its run: {@code bench/lock/threads}. */
     public String key() {
@@ -212,7 +244,28 @@ public record PointResult(String bench, String title, String workload, String lo
                 slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes,
                 status, error, placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction,
                 migrationsPerOp, pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, number,
-                ownerChangesPerOp, gapNs, handoffGapNs, reacquireGapNs);
+                ownerChangesPerOp, gapNs, handoffGapNs, reacquireGapNs, roundOpsPerMs, roundsStop, pilotRounds);
+    }
+
+    /**
+     * This row, measured in rounds: its fork mean in each round of its group (null where its fork failed or did not
+     * run), why the group stopped and its pilot rounds.
+     */
+    public PointResult withRounds(List<Double> roundMeans, String stop, int pilot) {
+        return new PointResult(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs, topology, forks,
+                rounds, opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow, timeMsCiHigh, jain,
+                minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction,
+                slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes,
+                status, error, placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction,
+                migrationsPerOp, pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, session,
+                ownerChangesPerOp, gapNs, handoffGapNs, reacquireGapNs,
+                java.util.Collections.unmodifiableList(new ArrayList<>(roundMeans)), stop, pilot);
+    }
+
+    /** The row's round means as an array (NaN for a missing round), or null for a row measured without rounds. */
+    public double[] roundSeries() {
+        return roundOpsPerMs == null ? null
+                : roundOpsPerMs.stream().mapToDouble(v -> v == null ? Double.NaN : v).toArray();
     }
 
     /**
@@ -343,7 +396,22 @@ public record PointResult(String bench, String title, String workload, String lo
                 timeMsCiHigh, jain, minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, pairedP99Ns, handoffs,
                 localHandoffFraction, foreignAcquisitionFraction, migrationsPerOp, slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error, placement, cpuSource, fingerprint, startedAt, seconds,
                 futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, session, ownerChangesPerOp, gapNs, handoffGapNs,
-                reacquireGapNs);
+                reacquireGapNs, roundOpsPerMs == null ? null : roundsCell(roundOpsPerMs), roundsStop, pilotRounds);
+    }
+
+    /** The round means in one CSV cell: {@code 1234.5;1198.2;;1250}, an empty entry for a missing round. */
+    static String roundsCell(List<Double> means) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < means.size(); i++) {
+            if (i > 0) {
+                sb.append(';');
+            }
+            Double m = means.get(i);
+            if (m != null) {
+                sb.append(new BigDecimal(m).round(new MathContext(6)).stripTrailingZeros().toPlainString());
+            }
+        }
+        return sb.toString();
     }
 
     /** The row as one CSV line (RFC 4180 quoting), without the line break. */

@@ -84,11 +84,56 @@ public final class BenchRunner {
         /** After a point, measured or failed. */
         void pointFinished(PointResult result, int ordinal, int points);
 
+        /**
+         * Before each round of a group ({@code "short-cs-virtual x8"}): its number from 1, and the rounds the group's
+         * pilot planned (0 while unknown).
+         */
+        default void roundStarted(String group, int round, int planned) {
+        }
+
         /** Anything else worth saying (waiting for a lock, a redrawn report). */
         void notice(String text);
     }
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    /**
+     * How a run measures its groups in rounds and when a group has enough (issue 73; docs/verdict-method.md,
+     * {@link RoundPlan}).
+     *
+     * @param precision the half-width each compared ratio's interval should reach (0.05 for ±5%), or NaN to run
+     *                  each group a fixed number of rounds: {@code maxRounds}, or its bench's {@code forks}
+     * @param pilot     the rounds that plan a group's rest
+     * @param maxRounds the most rounds of a group, or 0 for its bench's {@code forks}
+     * @param budget    the time the whole run may spend measuring, shared among its groups by their forks' weight;
+     *                  null for no limit
+     * @param seed      the seed of the rounds' orders, recorded in {@code run.json}
+     */
+    public record Method(double precision, int pilot, int maxRounds, Duration budget, long seed) {
+        public static final double DEFAULT_PRECISION = 0.05;
+        public static final int DEFAULT_PILOT = 4;
+        public static final int DEFAULT_MAX_ROUNDS = 30;
+
+        /** Rounds until every ratio is within ±5% (a pilot of 4 rounds plans them), at most 30, no time limit. */
+        public static Method precise(long seed) {
+            return new Method(DEFAULT_PRECISION, DEFAULT_PILOT, DEFAULT_MAX_ROUNDS, null, seed);
+        }
+
+        /** As many rounds as each bench's {@code forks}, interleaved; no time limit. */
+        public static Method fixedRounds(long seed) {
+            return new Method(Double.NaN, DEFAULT_PILOT, 0, null, seed);
+        }
+
+        /** This method with another budget (null for none). */
+        public Method withBudget(Duration newBudget) {
+            return new Method(precision, pilot, maxRounds, newBudget, seed);
+        }
+
+        /** The most rounds of a group of {@code bench}. */
+        int capFor(BenchDefinition bench) {
+            return maxRounds > 0 ? maxRounds : Math.max(1, bench.forks());
+        }
+    }
 
     private final BenchConfig config;
     private final Path out;
@@ -115,6 +160,7 @@ public final class BenchRunner {
     /** Counted down when {@link #run()} has let go of the directory. */
     private final CountDownLatch runEnded = new CountDownLatch(1);
     private final Duration stopGrace;
+    private Method method = Method.fixedRounds(0);
 
     /** How long {@link #abandon()} waits for the point in progress to end once its JVMs are stopped. */
     static final Duration STOP_WAIT = Duration.ofSeconds(10);
@@ -130,6 +176,12 @@ public final class BenchRunner {
         this.executor = executor;
         this.listener = listener;
         this.stopGrace = stopGrace;
+    }
+
+    /** Sets how the groups are measured in rounds; call before {@link #run()}. */
+    public BenchRunner withMethod(Method m) {
+        this.method = java.util.Objects.requireNonNull(m, "method");
+        return this;
     }
 
     /** Every point of the configuration, in run order. */
@@ -303,30 +355,32 @@ public final class BenchRunner {
         writeRunFile(started, null, points.size());
         listener.runStarted(out, points.size(), points.size() - todo.size());
 
+        // A group (one bench at one thread count) is measured whole, in rounds: its rows pair by round, so a group
+        // with any point left is measured again, every lock of it.
+        List<List<Point>> groups = groups(points).stream()
+                .filter(g -> g.stream().anyMatch(todo::contains)).toList();
+        double weights = groups.stream().mapToDouble(BenchRunner::weight).sum();
         Map<String, Long> remainingPerBench = new LinkedHashMap<>();
-        todo.forEach(p -> remainingPerBench.merge(p.bench().id(), 1L, Long::sum));
+        groups.forEach(g -> remainingPerBench.merge(g.getFirst().bench().id(), 1L, Long::sum));
         long startNanos = System.nanoTime();
-        double measuredSeconds = 0;
-        int ordinal = points.size() - todo.size();
-        for (Point point : todo) {
+        int ordinal = points.size() - groups.stream().mapToInt(List::size).sum();
+        for (List<Point> group : groups) {
             if (stopped()) {
                 break;
             }
-            ordinal++;
-            int finished = ordinal - 1 - (points.size() - todo.size());
-            Duration elapsed = Duration.ofNanos(System.nanoTime() - startNanos);
-            Duration eta = finished == 0 ? null
-                    : Duration.ofMillis((long) (measuredSeconds / finished * (todo.size() - finished) * 1000));
-            listener.pointStarted(point, ordinal, points.size(), elapsed, eta);
-            PointResult row = measure(point, store).withSession(session.number());
-            if (stopped() || !row.ok() && stopRequested.await(stopGrace.toMillis(), TimeUnit.MILLISECONDS)) {
-                break; // cut short by the stop: --resume measures it
+            Duration share = method.budget() == null ? null
+                    : Duration.ofMillis((long) (method.budget().toMillis() * weight(group) / weights));
+            List<PointResult> rows = measureGroup(group, store, share, ordinal, points.size(), startNanos);
+            if (rows == null) {
+                break; // cut short by the stop: --resume measures the group again
             }
-            measuredSeconds += row.seconds();
-            store.add(row);
-            listener.pointFinished(row, ordinal, points.size());
-            boolean benchDone = remainingPerBench.merge(point.bench().id(), -1L, Long::sum) == 0;
-            if (benchDone && point != todo.getLast()) {
+            for (PointResult row : rows) {
+                ordinal++;
+                store.add(row.withSession(session.number()));
+                listener.pointFinished(row, ordinal, points.size());
+            }
+            boolean benchDone = remainingPerBench.merge(group.getFirst().bench().id(), -1L, Long::sum) == 0;
+            if (benchDone && group != groups.getLast()) {
                 renderReport();
             }
         }
@@ -386,37 +440,155 @@ public final class BenchRunner {
         return rows;
     }
 
-    private PointResult measure(Point point, ResultStore store) throws IOException, InterruptedException {
-        Path work = out.resolve("work").resolve(point.fileStem());
-        Path log = out.resolve("logs").resolve(point.fileStem() + ".log");
-        deleteRecursively(work);
-        Files.createDirectories(work);
-        Files.createDirectories(log.getParent());
-        Instant started = Instant.now();
-        long t0 = System.nanoTime();
-        // A server load level with saturationFrom is offered a percent of the rate unfair ReentrantLock reached in the
-        // closed-loop bench it names (listed earlier, so measured already), whatever lock it measures.
+    /** The points in groups of one bench at one thread count, in run order. */
+    static List<List<Point>> groups(List<Point> points) {
+        Map<String, List<Point>> groups = new LinkedHashMap<>();
+        for (Point p : points) {
+            groups.computeIfAbsent(p.bench().id() + "/" + p.threads(), k -> new ArrayList<>()).add(p);
+        }
+        return List.copyOf(groups.values());
+    }
+
+    /** A group's share of the budget: its forks' measured and warm-up iterations per round. */
+    private static double weight(List<Point> group) {
+        BenchDefinition b = group.getFirst().bench();
+        return group.size() * (double) (b.warmupIterations() + b.measurementIterations());
+    }
+
+    /**
+     * Measures a group in rounds ({@link RoundPlan}): each round runs one fork of each of its locks in the round's
+     * shuffled order, until the plan has enough rounds. A lock whose fork fails is not run again; its row fails.
+     *
+     * @return the group's rows, in the group's order, or null if the run was stopped meanwhile
+     */
+    private List<PointResult> measureGroup(List<Point> group, ResultStore store, Duration share, int ordinalBefore,
+                                           int pointCount, long runStartNanos) throws IOException, InterruptedException {
+        BenchDefinition bench = group.getFirst().bench();
+        List<String> locks = group.stream().map(Point::lock).toList();
+        String baseline = io.numaloom.bench.report.Summary.baselineOf(bench);
+        String reference = locks.contains(baseline) ? baseline : locks.getFirst();
+        long groupSeed = method.seed() ^ (bench.id() + "/" + group.getFirst().threads()).hashCode() * 0x9E3779B97F4A7C15L;
+        RoundPlan plan = new RoundPlan(locks, reference, groupSeed, method.pilot(), method.precision(),
+                method.capFor(bench), share == null ? Duration.ofDays(365) : share);
+        Map<String, Point> measured = new LinkedHashMap<>();
+        Map<String, String> failures = new LinkedHashMap<>();
+        Map<String, List<List<Double>>> forkTimes = new LinkedHashMap<>();
+        Map<String, List<ForkReport>> forkReports = new LinkedHashMap<>();
+        Map<String, Instant> started = new LinkedHashMap<>();
+        Map<String, Double> seconds = new LinkedHashMap<>();
+        for (Point p : group) {
+            forkTimes.put(p.lock(), new ArrayList<>());
+            forkReports.put(p.lock(), new ArrayList<>());
+            seconds.put(p.lock(), 0.0);
+            String problem = measuredPoint(p, store, measured);
+            if (problem != null) {
+                failures.put(p.lock(), problem);
+            }
+        }
+        long groupStart = System.nanoTime();
+        for (int round = 0; plan.wantsAnotherRound(Duration.ofNanos(System.nanoTime() - groupStart)); round++) {
+            long roundStart = System.nanoTime();
+            Map<String, Double> means = new LinkedHashMap<>();
+            listener.roundStarted(bench.id() + " x" + group.getFirst().threads(), round + 1,
+                    plan.planned() == 0 || plan.planned() == Integer.MAX_VALUE ? 0 : Math.min(plan.planned(), method.capFor(bench)));
+            for (String lock : plan.order(round)) {
+                if (failures.containsKey(lock)) {
+                    continue;
+                }
+                Point point = measured.get(lock);
+                Duration elapsed = Duration.ofNanos(System.nanoTime() - runStartNanos);
+                listener.pointStarted(point, ordinalBefore + locks.indexOf(lock) + 1, pointCount, elapsed, null);
+                started.putIfAbsent(lock, Instant.now());
+                long t0 = System.nanoTime();
+                Path work = out.resolve("work").resolve(point.fileStem());
+                Path log = out.resolve("logs").resolve(point.fileStem()).resolve("round-" + (round + 1) + ".log");
+                deleteRecursively(work);
+                Files.createDirectories(work);
+                Files.createDirectories(log.getParent());
+                try {
+                    Point oneFork = new Point(point.bench().withForks(1), point.lock(), point.threads());
+                    PointExecutor.Measurement m = executor.measure(oneFork, work, log);
+                    forkTimes.get(lock).addAll(m.forkRoundTimesMs());
+                    forkReports.get(lock).addAll(m.forkReports());
+                    double mean = forkMean(m);
+                    if (Double.isFinite(mean)) {
+                        means.put(lock, mean);
+                    }
+                } catch (PointExecutor.PointFailedException e) {
+                    List<ForkReport> reports = ForkReport.readAll(work);
+                    String reason = reports.stream().map(ForkReport::error).filter(r -> r != null).findFirst().orElse(e.getMessage());
+                    failures.put(lock, reason + (Files.exists(log) ? " (log: " + log + ")" : "")
+                            + (round > 0 ? " in round " + (round + 1) : ""));
+                }
+                deleteRecursively(work);
+                seconds.merge(lock, seconds(t0), Double::sum);
+                if (stopped() || failures.containsKey(lock) && stopRequested.await(stopGrace.toMillis(), TimeUnit.MILLISECONDS)) {
+                    return null; // cut short by the stop: --resume measures the group again
+                }
+            }
+            plan.recordRound(means, Duration.ofNanos(System.nanoTime() - roundStart));
+        }
+        String stop = switch (plan.stop()) {
+            case PRECISION -> "precision";
+            case BUDGET -> "budget";
+            case MAX_ROUNDS -> "max-rounds";
+        };
+        List<PointResult> rows = new ArrayList<>();
+        for (Point p : group) {
+            String lock = p.lock();
+            Instant at = started.getOrDefault(lock, Instant.now());
+            PointResult row;
+            if (failures.containsKey(lock)) {
+                row = PointResult.failed(p, failures.get(lock), at, seconds.get(lock));
+            } else {
+                row = PointResult.measured(p, forkTimes.get(lock), forkReports.get(lock), at, seconds.get(lock));
+            }
+            List<Double> series = new ArrayList<>();
+            for (double v : plan.series(lock)) {
+                series.add(Double.isFinite(v) ? v : null);
+            }
+            rows.add(row.withRounds(series, stop, method.pilot()));
+        }
+        return rows;
+    }
+
+    /**
+     * The point a lock of a group is measured as: itself, or, for a server load level with {@code saturationFrom}, the
+     * point offered a percent of the rate unfair ReentrantLock reached in the closed-loop bench it names (listed
+     * earlier, so measured already), whatever lock it measures. Puts it into {@code measured}; returns why it cannot
+     * be measured, or null.
+     */
+    private static String measuredPoint(Point point, ResultStore store, Map<String, Point> measured) {
         String from = point.bench().settings().values().path(LoopbackServer.SATURATION_FROM).asText("");
         PointResult reference = from.isEmpty() ? null : store.find(Point.key(from, LoopbackServer.SATURATION_LOCK, point.threads()))
                 .filter(PointResult::ok).orElse(null);
+        measured.put(point.lock(), point);
         if (!from.isEmpty() && reference == null) {
-            return PointResult.failed(point, point.bench().id() + ": " + LoopbackServer.SATURATION_FROM + " '" + from + "' has no "
+            return point.bench().id() + ": " + LoopbackServer.SATURATION_FROM + " '" + from + "' has no "
                     + "measured " + LoopbackServer.SATURATION_LOCK + " point at " + point.threads() + " threads in this run "
-                    + "(it failed, or the run was resumed after it was removed)", started, seconds(t0));
+                    + "(it failed, or the run was resumed after it was removed)";
         }
-        Point measured = reference == null ? point : new Point(point.bench().withSetting(LoopbackServer.SATURATION_PER_SECOND,
-                Math.max(1L, Math.round(reference.opsPerMs() * 1000))), point.lock(), point.threads());
-        PointResult row;
-        try {
-            PointExecutor.Measurement m = executor.measure(measured, work, log);
-            row = PointResult.measured(point, m.forkRoundTimesMs(), m.forkReports(), started, seconds(t0));
-        } catch (PointExecutor.PointFailedException e) {
-            List<ForkReport> reports = ForkReport.readAll(work);
-            String reason = reports.stream().map(ForkReport::error).filter(s -> s != null).findFirst().orElse(e.getMessage());
-            row = PointResult.failed(point, reason + (Files.exists(log) ? " (log: " + log + ")" : ""), started, seconds(t0));
+        if (reference != null) {
+            measured.put(point.lock(), new Point(point.bench().withSetting(LoopbackServer.SATURATION_PER_SECOND,
+                    Math.max(1L, Math.round(reference.opsPerMs() * 1000))), point.lock(), point.threads()));
         }
-        deleteRecursively(work);
-        return row;
+        return null;
+    }
+
+    /** A fork's mean throughput over its measured iterations, ops/ms; NaN if it measured nothing. */
+    static double forkMean(PointExecutor.Measurement m) {
+        long ops = m.forkReports().stream().mapToLong(ForkReport::operationsPerRound).filter(o -> o > 0).findFirst().orElse(0);
+        double sum = 0;
+        int n = 0;
+        for (List<Double> fork : m.forkRoundTimesMs()) {
+            for (double t : fork) {
+                if (t > 0) {
+                    sum += ops / t;
+                    n++;
+                }
+            }
+        }
+        return ops == 0 || n == 0 ? Double.NaN : sum / n;
     }
 
     private void renderReport() {
@@ -502,6 +674,11 @@ public final class BenchRunner {
         run.put("started", started.truncatedTo(ChronoUnit.SECONDS).toString());
         run.put("finished", finished == null ? null : finished.truncatedTo(ChronoUnit.SECONDS).toString());
         run.put("points", points);
+        run.put("seed", method.seed());
+        run.put("precision", Double.isNaN(method.precision()) ? null : method.precision());
+        run.put("pilotRounds", method.pilot());
+        run.put("maxRounds", method.maxRounds() > 0 ? method.maxRounds() : null);
+        run.put("budgetSeconds", method.budget() == null ? null : method.budget().toSeconds());
         JSON.writeValue(out.resolve(ResultsDirectory.RUN_FILE).toFile(), run);
     }
 

@@ -63,8 +63,10 @@ public final class RoundPlan {
      * @param reference the lock the others are compared with
      * @param seed      the run's seed: with the group's key it fixes every round's order
      * @param pilot     the rounds that plan the rest (at least 2)
-     * @param precision the half-width each compared ratio's interval should reach (0.05 for ±5%)
-     * @param maxRounds the most rounds (at least {@code pilot})
+     * @param precision the half-width each compared ratio's interval should reach (0.05 for ±5%), or NaN to plan
+     *                  nothing and run {@code maxRounds} rounds (a fixed number of forks per lock, as a configuration
+     *                  with {@code forks} and no precision asks)
+     * @param maxRounds the most rounds (at least 1)
      * @param budget    the group's share of the run's time
      */
     public RoundPlan(List<String> locks, String reference, long seed, int pilot, double precision, int maxRounds,
@@ -72,11 +74,11 @@ public final class RoundPlan {
         if (!locks.contains(reference)) {
             throw new IllegalArgumentException("the reference " + reference + " is not among the locks " + locks);
         }
-        if (pilot < 2 || maxRounds < pilot) {
-            throw new IllegalArgumentException("need 2 <= pilot <= maxRounds, got pilot " + pilot + ", maxRounds " + maxRounds);
+        if (pilot < 2 || maxRounds < 1) {
+            throw new IllegalArgumentException("need pilot >= 2 and maxRounds >= 1, got pilot " + pilot + ", maxRounds " + maxRounds);
         }
-        if (!(precision > 0)) {
-            throw new IllegalArgumentException("precision must be > 0, got " + precision);
+        if (!(precision > 0) && !Double.isNaN(precision)) {
+            throw new IllegalArgumentException("precision must be > 0 (or NaN for none), got " + precision);
         }
         this.locks = List.copyOf(locks);
         this.reference = reference;
@@ -119,7 +121,7 @@ public final class RoundPlan {
             means.get(lock).add(m == null ? Double.NaN : m);
         }
         roundTimes.add(took);
-        if (rounds() == pilot) {
+        if (rounds() == pilot && !Double.isNaN(precision)) {
             planned = pilot;
             for (String lock : locks) {
                 if (!lock.equals(reference)) {

@@ -143,10 +143,24 @@ class RoundPlanTest {
     }
 
     @Test
+    void withoutAPrecisionAGroupRunsItsCap() {
+        Random random = new Random(6);
+        RoundPlan plan = new RoundPlan(LOCKS, "UNFAIR_REENTRANT", 7, 4, Double.NaN, 3, Duration.ofHours(1));
+        Duration spent = Duration.ZERO;
+        while (plan.wantsAnotherRound(spent)) {
+            plan.recordRound(round(random, 0.3), SECOND);
+            spent = spent.plus(SECOND);
+        }
+        assertEquals(RoundPlan.Stop.MAX_ROUNDS, plan.stop());
+        assertEquals(3, plan.rounds());
+        assertEquals(0, plan.planned());
+    }
+
+    @Test
     void badArgumentsAreRefused() {
         assertThrows(IllegalArgumentException.class, () -> new RoundPlan(LOCKS, "MCS", 1, 4, 0.05, 10, SECOND));
         assertThrows(IllegalArgumentException.class, () -> new RoundPlan(LOCKS, "VNA", 1, 1, 0.05, 10, SECOND));
-        assertThrows(IllegalArgumentException.class, () -> new RoundPlan(LOCKS, "VNA", 1, 4, 0.05, 3, SECOND));
+        assertThrows(IllegalArgumentException.class, () -> new RoundPlan(LOCKS, "VNA", 1, 4, 0.05, 0, SECOND));
         assertThrows(IllegalArgumentException.class, () -> new RoundPlan(LOCKS, "VNA", 1, 4, 0, 10, SECOND));
         assertThrows(IllegalArgumentException.class, () -> plan(1, 10, SECOND).series("MCS"));
         assertNull(plan(1, 10, SECOND).stop());
