@@ -62,7 +62,13 @@ final class BenchCommand {
      *
      * @param workload your own critical section ({@code --workload-class} and its options), or null for a configuration
      */
-    record Args(Path config, boolean quick, Path out, boolean resume, boolean dryRun, boolean help, WorkloadArgs workload) {
+    record Args(Path config, boolean quick, Path out, boolean resume, boolean dryRun, boolean help, WorkloadArgs workload,
+                Double precision, Duration budget, Long seed, Integer rounds) {
+        /** The arguments without the verdict method's options (the defaults apply). */
+        Args(Path config, boolean quick, Path out, boolean resume, boolean dryRun, boolean help, WorkloadArgs workload) {
+            this(config, quick, out, resume, dryRun, help, workload, null, null, null, null);
+        }
+
         static Args parse(String[] args) {
             Path config = null;
             Path out = null;
@@ -77,8 +83,16 @@ final class BenchCommand {
             String operations = null;
             boolean virtual = false;
             boolean platform = false;
+            Double precision = null;
+            Duration budget = null;
+            Long seed = null;
+            Integer rounds = null;
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
+                    case "--precision" -> precision = precision(Main.optionValue(args, ++i, "--precision"));
+                    case "--budget" -> budget = budget(Main.optionValue(args, ++i, "--budget"));
+                    case "--seed" -> seed = seed(Main.optionValue(args, ++i, "--seed"));
+                    case "--rounds" -> rounds = rounds(Main.optionValue(args, ++i, "--rounds"));
                     case "--config", "-c" -> config = Path.of(Main.optionValue(args, ++i, "--config"));
                     case "--out", "-o" -> out = Path.of(Main.optionValue(args, ++i, "--out"));
                     case "--quick", "-q" -> quick = true;
@@ -121,7 +135,79 @@ final class BenchCommand {
                     }
                 }
             }
-            return new Args(config, quick, out, resume, dryRun, help, workload);
+            if (rounds != null && precision != null) {
+                throw new Main.UsageException("--rounds and --precision exclude each other: --rounds runs that many rounds, "
+                        + "--precision plans them");
+            }
+            return new Args(config, quick, out, resume, dryRun, help, workload, precision, budget, seed, rounds);
+        }
+
+        /** {@code 5%} or {@code 5}: ±5%, as a fraction; between 0.1% and 50%. */
+        static double precision(String text) {
+            String t = text.strip();
+            t = t.endsWith("%") ? t.substring(0, t.length() - 1).strip() : t;
+            try {
+                double percent = Double.parseDouble(t);
+                if (percent >= 0.1 && percent <= 50) {
+                    return percent / 100;
+                }
+            } catch (NumberFormatException ignored) {
+                // below
+            }
+            throw new Main.UsageException("--precision must be a percentage from 0.1 to 50 (5 or 5% for +-5%), got '"
+                    + text + "'");
+        }
+
+        /** {@code 300}, {@code 300s}, {@code 5m} or {@code 1h}: at least 10 seconds. */
+        static Duration budget(String text) {
+            String t = text.strip().toLowerCase(java.util.Locale.ROOT);
+            long unit = t.endsWith("h") ? 3600 : t.endsWith("m") ? 60 : 1;
+            String number = t.endsWith("h") || t.endsWith("m") || t.endsWith("s") ? t.substring(0, t.length() - 1) : t;
+            try {
+                double seconds = Double.parseDouble(number) * unit;
+                if (seconds >= 10 && seconds <= 7 * 24 * 3600) {
+                    return Duration.ofMillis((long) (seconds * 1000));
+                }
+            } catch (NumberFormatException ignored) {
+                // below
+            }
+            throw new Main.UsageException("--budget must be a time of at least 10 s (300, 300s, 5m, 1h), got '" + text + "'");
+        }
+
+        static long seed(String text) {
+            try {
+                return Long.parseLong(text.strip());
+            } catch (NumberFormatException e) {
+                throw new Main.UsageException("--seed must be a whole number, got '" + text + "'");
+            }
+        }
+
+        static int rounds(String text) {
+            try {
+                int n = Integer.parseInt(text.strip());
+                if (n >= 1 && n <= 1000) {
+                    return n;
+                }
+            } catch (NumberFormatException ignored) {
+                // below
+            }
+            throw new Main.UsageException("--rounds must be a whole number from 1 to 1000, got '" + text + "'");
+        }
+
+        /**
+         * The verdict method of this command line: rounds planned to {@code --precision} (default ±5%) within
+         * {@code --budget} (default: {@code defaultBudget}), or {@code --rounds} fixed rounds, or one round with
+         * {@code --quick} (a first look: no interval, no verdict).
+         */
+        BenchRunner.Method method(Duration defaultBudget) {
+            long s = seed != null ? seed : new java.security.SecureRandom().nextLong() & 0xFFFF_FFFFL;
+            Duration b = budget != null ? budget : defaultBudget;
+            if (rounds != null || quick) {
+                return new BenchRunner.Method(Double.NaN, BenchRunner.Method.DEFAULT_PILOT, quick && rounds == null ? 1 : rounds,
+                        b, s);
+            }
+            return new BenchRunner.Method(precision != null ? precision : BenchRunner.Method.DEFAULT_PRECISION,
+                    BenchRunner.Method.DEFAULT_PILOT, BenchRunner.Method.DEFAULT_MAX_ROUNDS, b, s);
         }
     }
 
@@ -173,6 +259,21 @@ final class BenchCommand {
         }
     }
 
+    /** The time the built-in configuration may spend measuring, so that {@code ./numaloom bench} ends in about 5 minutes. */
+    static final Duration DEFAULT_BUDGET = Duration.ofSeconds(240);
+
+    /** One line on how the run measures and judges. */
+    static String describe(BenchRunner.Method m) {
+        String rounds = Double.isNaN(m.precision())
+                ? (m.maxRounds() == 1 ? "one round per group: no interval, no verdict (a first look)"
+                        : (m.maxRounds() > 0 ? m.maxRounds() : "each bench's forks") + " rounds per group")
+                : String.format(java.util.Locale.ROOT, "rounds per group planned by a pilot of %d for ratios within +-%.1f%%, "
+                        + "at most %d", m.pilot(), 100 * m.precision(), m.maxRounds());
+        return "measuring in interleaved rounds (seed " + m.seed() + "): " + rounds
+                + (m.budget() == null ? ", no time budget" : ", within a budget of " + m.budget().toSeconds() + " s")
+                + "; --precision, --rounds, --budget and --seed change it";
+    }
+
     int run(String[] argv) {
         Args args = Args.parse(argv);
         if (args.help()) {
@@ -203,7 +304,9 @@ final class BenchCommand {
         long t0 = System.nanoTime();
         ConsoleProgress progress = new ConsoleProgress(err);
         PointExecutor pointExecutor = executor != null ? executor : new JmhPointExecutor(progress::notice, BenchRunner.aotCacheDir(outDir));
-        BenchRunner runner = new BenchRunner(config, outDir, args.resume(), pointExecutor, progress);
+        BenchRunner.Method method = args.method(args.config() == null && args.workload() == null ? DEFAULT_BUDGET : null);
+        BenchRunner runner = new BenchRunner(config, outDir, args.resume(), pointExecutor, progress).withMethod(method);
+        progress.notice(describe(method));
         Thread reaper = new Thread(() -> {
             runner.stop();
             stopMeasuredJvms();
@@ -380,6 +483,7 @@ final class BenchCommand {
     static String help() {
         StringBuilder sb = new StringBuilder("""
                 Usage: ./numaloom bench [--config FILE] [--quick] [--out DIR] [--resume] [--dry-run]
+                                        [--precision P] [--rounds N] [--budget TIME] [--seed N]
                        ./numaloom bench --workload-class CLASS --classpath JARS [--locks L1,L2] [--threads N1,N2]
                                         [--operations N] [--virtual] [--platform] [--quick] [--out DIR]
                                         [--resume] [--dry-run]
@@ -399,7 +503,18 @@ final class BenchCommand {
                 Options:
                   --config FILE  a JSON configuration (see configs/); default: the built-in one
                                  (configs/default.json, about 3 minutes on 2 cores)
-                  --quick        one fork, 1 warm-up + 2 measured rounds, a tenth of the work: a first look
+                  --quick        one round, 1 warm-up + 2 measured iterations, a tenth of the work: a first
+                                 look, with no interval and no verdict
+                  --precision P  how close each ratio to the reference must be known, in percent (default
+                                 5: +-5%). The locks of a bench at one thread count run in rounds, one fresh
+                                 JVM of each per round in a shuffled order; 4 pilot rounds plan how many
+                                 more the widest ratio needs (at most 30). A ratio's verdict (faster,
+                                 slower) needs its 95% interval to exclude 1; else it is a tie
+                  --rounds N     exactly N rounds per bench and thread count instead (N >= 2 for verdicts)
+                  --budget TIME  the most time the run spends measuring (300, 300s, 5m, 1h), shared among
+                                 the benches; a group that would overrun its share stops early and says so.
+                                 Default: 240 s for the built-in configuration, none for others
+                  --seed N       the seed of the rounds' shuffled orders (default: random; run.json has it)
                   --out DIR      the results directory
                   --resume       continue a run that was cut short: points with a result in DIR are skipped
                                  (without --out: the latest run under results/; without --config: the

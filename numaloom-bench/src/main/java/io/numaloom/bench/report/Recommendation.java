@@ -188,7 +188,7 @@ public final class Recommendation {
 
         int n = points.size();
         String header = String.format(Locale.ROOT,
-                "Verdict on the same %s for all %d locks (%s): throughput / %s, geometric mean; a tie where the 95%% intervals overlap",
+                "Verdict on the same %s for all %d locks (%s): throughput / %s, geometric mean; a tie where the ratio's 95%% interval contains 1",
                 count(n, "point"), included.size() + 1, describe(points), referenceName);
         List<String> lockLines = lockLines(standings, n);
         Map<String, PointResult> byKey = rows.stream().filter(r -> r.ok() && r.opsPerMs() != null)

@@ -3,6 +3,7 @@ package io.numaloom.bench.report;
 import io.numaloom.bench.config.BenchConfig;
 import io.numaloom.bench.config.BenchDefinition;
 import io.numaloom.bench.result.MachineStalls;
+import io.numaloom.bench.result.PairedRatio;
 import io.numaloom.bench.result.PointResult;
 
 import java.io.IOException;
@@ -55,8 +56,11 @@ public final class Summary {
 
     private Summary() {}
 
-    /** Significance of one ratio. */
-    public enum Verdict { FASTER, SLOWER, TIED }
+    /**
+     * Significance of one ratio ({@link PairedRatio}): faster or slower where its 95% interval excludes 1, tied where
+     * it contains 1, unknown where there is no interval (one round, or a row written before rounds).
+     */
+    public enum Verdict { FASTER, SLOWER, TIED, UNKNOWN }
 
     /**
      * One lock at one thread count against the baseline at the same thread count.
@@ -67,7 +71,20 @@ public final class Summary {
      * @param baselineSession the session that measured the baseline's point
      */
     public record Cell(int threads, double opsPerMs, double baselineOpsPerMs, double ratio, Verdict verdict,
-                       Double worstWaitRatio, int session, int baselineSession) {
+                       Double worstWaitRatio, int session, int baselineSession, double low, double high) {
+        /** A cell without an interval. */
+        public Cell(int threads, double opsPerMs, double baselineOpsPerMs, double ratio, Verdict verdict,
+                    Double worstWaitRatio, int session, int baselineSession) {
+            this(threads, opsPerMs, baselineOpsPerMs, ratio, verdict, worstWaitRatio, session, baselineSession,
+                    Double.NaN, Double.NaN);
+        }
+
+        /** {@code 1.12x [1.05, 1.19]}, or {@code 1.12x [no interval]}. */
+        public String withInterval() {
+            return Double.isNaN(low) ? String.format(Locale.ROOT, "%.2fx [no interval]", ratio)
+                    : String.format(Locale.ROOT, "%.2fx [%.2f, %.2f]", ratio, low, high);
+        }
+
         /** Whether the two points were measured in different sessions: such a ratio is shown, never counted. */
         public boolean spansSessions() {
             return session != baselineSession;
@@ -142,18 +159,57 @@ public final class Summary {
         return out;
     }
 
+    /**
+     * {@code r} against {@code base}: the ratio and its interval from their forks ({@link #estimate}), the ratio of
+     * their means without an interval where the rows carry no forks (written before rounds).
+     */
     static Cell cell(PointResult r, PointResult base) {
-        double ratio = r.opsPerMs() / base.opsPerMs();
-        Verdict v = Verdict.TIED;
-        if (r.opsPerMsCiLow() != null && base.opsPerMsCiHigh() != null && r.opsPerMsCiLow() > base.opsPerMsCiHigh()) {
-            v = Verdict.FASTER;
-        } else if (r.opsPerMsCiHigh() != null && base.opsPerMsCiLow() != null && r.opsPerMsCiHigh() < base.opsPerMsCiLow()) {
-            v = Verdict.SLOWER;
-        }
+        PairedRatio.Estimate e = estimate(r, base);
+        double ratio = e.rounds() > 0 ? e.ratio() : r.opsPerMs() / base.opsPerMs();
+        Verdict v = switch (e.verdict()) {
+            case FASTER -> Verdict.FASTER;
+            case SLOWER -> Verdict.SLOWER;
+            case TIED -> Verdict.TIED;
+            case UNKNOWN -> e.rounds() > 0 ? Verdict.UNKNOWN : legacyVerdict(r, base);
+        };
         Double worstWait = r.latencyMaxNs() == null || base.latencyMaxNs() == null || base.latencyMaxNs() == 0 ? null
                 : (double) r.latencyMaxNs() / base.latencyMaxNs();
         return new Cell(r.threads(), r.opsPerMs(), base.opsPerMs(), ratio, v, worstWait, r.sessionOrFirst(),
-                base.sessionOrFirst());
+                base.sessionOrFirst(), e.low(), e.high());
+    }
+
+    /**
+     * The verdict of two rows written before rounds (no round series: an older results folder), as it was then:
+     * faster or slower where their throughput intervals do not overlap. Unknown where either row has no interval.
+     */
+    private static Verdict legacyVerdict(PointResult r, PointResult base) {
+        if (r.opsPerMsCiLow() == null || base.opsPerMsCiHigh() == null || r.opsPerMsCiHigh() == null
+                || base.opsPerMsCiLow() == null) {
+            return Verdict.UNKNOWN;
+        }
+        return r.opsPerMsCiLow() > base.opsPerMsCiHigh() ? Verdict.FASTER
+                : r.opsPerMsCiHigh() < base.opsPerMsCiLow() ? Verdict.SLOWER : Verdict.TIED;
+    }
+
+    /**
+     * The ratio of {@code r} to {@code base} with its 95% interval. Two rows of one group (one bench at one thread
+     * count, one session) pair their forks by round ({@link PairedRatio#of}, or Stein's interval where the group ran
+     * the rounds its pilot planned); rows of different groups compare their fork means unpaired
+     * ({@link PairedRatio#unpaired}); rows without rounds have no estimate.
+     */
+    public static PairedRatio.Estimate estimate(PointResult r, PointResult base) {
+        double[] x = r.roundSeries();
+        double[] y = base.roundSeries();
+        if (x == null || y == null) {
+            return PairedRatio.Estimate.NONE;
+        }
+        boolean sameGroup = r.bench().equals(base.bench()) && r.threads() == base.threads()
+                && r.sessionOrFirst() == base.sessionOrFirst() && x.length == y.length;
+        if (!sameGroup) {
+            return PairedRatio.unpaired(x, y);
+        }
+        return "precision".equals(r.roundsStop()) && r.pilotRounds() != null
+                ? PairedRatio.stein(x, y, r.pilotRounds()) : PairedRatio.of(x, y);
     }
 
     /** The geometric mean of the cells' ratios; NaN for no cells. */
@@ -173,6 +229,9 @@ public final class Summary {
                 .append(": ");
         if (compared.isEmpty()) {
             sb.append("not compared with ").append(baselineName);
+        } else if (compared.stream().allMatch(c -> c.verdict() == Verdict.UNKNOWN)) {
+            sb.append(String.format(Locale.ROOT, "%.2fx", geometricMean)).append(' ').append(baselineName)
+                    .append(" (geometric mean); no verdict: one round per point gives no interval");
         } else if (compared.stream().allMatch(c -> c.verdict() == Verdict.TIED)) {
             sb.append("tied within noise with ").append(baselineName).append(" at ").append(threads(compared))
                     .append(String.format(Locale.ROOT, " (%.2fx, geometric mean)", geometricMean));
@@ -182,7 +241,8 @@ public final class Summary {
             for (Verdict v : Verdict.values()) {
                 List<Cell> at = compared.stream().filter(c -> c.verdict() == v).toList();
                 if (!at.isEmpty()) {
-                    sb.append("; ").append(v.name().toLowerCase(Locale.ROOT)).append(" at ").append(threads(at));
+                    sb.append("; ").append(v == Verdict.UNKNOWN ? "no interval" : v.name().toLowerCase(Locale.ROOT))
+                            .append(" at ").append(threads(at));
                 }
             }
         }
@@ -296,7 +356,8 @@ public final class Summary {
     }
 
     /**
-     * A ratio with its mark: ▲ faster, ▼ slower (95% intervals apart), nothing when tied; in brackets, unmarked, where
+     * A ratio with its mark: ▲ faster, ▼ slower (its 95% interval excludes 1), nothing when tied or without an
+     * interval; in brackets, unmarked, where
      * the two points were measured in different sessions.
      */
     static String marked(Cell c) {
@@ -307,7 +368,7 @@ public final class Summary {
         return switch (c.verdict()) {
             case FASTER -> ratio + " ▲";
             case SLOWER -> ratio + " ▼";
-            case TIED -> ratio;
+            case TIED, UNKNOWN -> ratio;
         };
     }
 
@@ -322,7 +383,7 @@ public final class Summary {
                 continue;
             }
             sb.append(s.id()).append(": throughput / ").append(s.baselineName())
-                    .append(" (▲ faster, ▼ slower: 95% intervals apart)").append(System.lineSeparator());
+                    .append(" (▲ faster, ▼ slower: the ratio's 95% interval excludes 1)").append(System.lineSeparator());
             int lockWidth = s.locks().stream().mapToInt(l -> l.lock().length()).max().orElse(4);
             sb.append("  ").append(pad("threads", lockWidth, true));
             for (int t : s.threads()) {
@@ -355,16 +416,18 @@ public final class Summary {
             + "(see machine.json): shown, but left out of every verdict and mean";
 
     private static void csvRow(StringBuilder sb, String bench, String lock, Cell c, String comparison, String reference) {
-        sb.append(String.format(Locale.ROOT, "%s,%s,%d,%s,%s,%.4f,%s,%s,%d,%d,%s,%s%n", bench, lock, c.threads(),
+        sb.append(String.format(Locale.ROOT, "%s,%s,%d,%s,%s,%.4f,%s,%s,%d,%d,%s,%s,%s,%s%n", bench, lock, c.threads(),
                 sixDigits(c.opsPerMs()), sixDigits(c.baselineOpsPerMs()), c.ratio(),
                 c.spansSessions() ? "sessions-differ" : c.verdict().name().toLowerCase(Locale.ROOT),
                 c.worstWaitRatio() == null ? "" : String.format(Locale.ROOT, "%.4f", c.worstWaitRatio()),
-                c.session(), c.baselineSession(), comparison, reference));
+                c.session(), c.baselineSession(), comparison, reference,
+                Double.isNaN(c.low()) ? "" : String.format(Locale.ROOT, "%.4f", c.low()),
+                Double.isNaN(c.high()) ? "" : String.format(Locale.ROOT, "%.4f", c.high())));
     }
 
     private static void csvMean(StringBuilder sb, String bench, String lock, double mean, String comparison,
                                 String reference) {
-        sb.append(String.format(Locale.ROOT, "%s,%s,geomean,,,%s,,,,,%s,%s%n", bench, lock,
+        sb.append(String.format(Locale.ROOT, "%s,%s,geomean,,,%s,,,,,%s,%s,,%n", bench, lock,
                 Double.isNaN(mean) ? "" : String.format(Locale.ROOT, "%.4f", mean), comparison, reference));
     }
 
@@ -398,7 +461,7 @@ public final class Summary {
     public static void writeCsv(Path dir, List<BenchSummary> summaries, List<BestOther.Line> bestOthers,
                                 List<SerialBound.BenchLine> serialBounds) throws IOException {
         StringBuilder sb = new StringBuilder("bench,lock,threads,opsPerMs,baselineOpsPerMs,ratio,verdict,worstWaitRatio,"
-                + "session,baselineSession,comparison,reference\n");
+                + "session,baselineSession,comparison,reference,ratioLow,ratioHigh\n");
         for (BenchSummary s : summaries) {
             for (LockLine line : s.locks()) {
                 for (Cell c : line.cells()) {
@@ -420,7 +483,7 @@ public final class Summary {
                     if (e.ratio() != null) {
                         csvRow(sb, b.bench(), line.lock(), e.ratio(), CSV_SERIAL_BOUND, line.lock());
                     } else {
-                        sb.append(String.format(Locale.ROOT, "%s,%s,%d,%s,,,no-1-thread-point,,%d,,%s,%n", b.bench(),
+                        sb.append(String.format(Locale.ROOT, "%s,%s,%d,%s,,,no-1-thread-point,,%d,,%s,,,%n", b.bench(),
                                 line.lock(), e.threads(), sixDigits(e.opsPerMs()), e.session(), CSV_SERIAL_BOUND));
                     }
                 }

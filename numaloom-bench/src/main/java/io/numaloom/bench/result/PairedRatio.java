@@ -193,6 +193,38 @@ public final class PairedRatio {
         return new Estimate(n, Math.exp(mean), low, high, verdict);
     }
 
+    /**
+     * The ratio of two locks measured in different groups (a lock against itself at one thread, say), whose forks do
+     * not pair: {@code exp(mean ln x - mean ln y)} with Welch's interval over the two sets of fork means (Student's t
+     * at Welch-Satterthwaite's degrees of freedom). No interval with fewer than two usable values on either side.
+     */
+    public static Estimate unpaired(double[] lock, double[] reference) {
+        double[] x = logs(lock);
+        double[] y = logs(reference);
+        if (x.length == 0 || y.length == 0) {
+            return Estimate.NONE;
+        }
+        double mx = Arrays.stream(x).average().orElseThrow();
+        double my = Arrays.stream(y).average().orElseThrow();
+        int n = Math.min(x.length, y.length);
+        if (x.length < 2 || y.length < 2) {
+            return new Estimate(n, Math.exp(mx - my), Double.NaN, Double.NaN, Verdict.UNKNOWN);
+        }
+        double vx = Math.pow(sd(x, x.length), 2) / x.length;
+        double vy = Math.pow(sd(y, y.length), 2) / y.length;
+        double se = Math.sqrt(vx + vy);
+        if (se == 0) {
+            return estimate(n, mx - my, 0);
+        }
+        double df = (vx + vy) * (vx + vy) / (vx * vx / (x.length - 1) + vy * vy / (y.length - 1));
+        double t = new TDistribution(df).inverseCumulativeProbability(0.975);
+        return estimate(n, mx - my, t * se);
+    }
+
+    private static double[] logs(double[] values) {
+        return Arrays.stream(values).filter(PairedRatio::usable).map(Math::log).toArray();
+    }
+
     /** Student's t at 0.975 with {@code df} degrees of freedom. */
     static double tQuantile(int df) {
         return new TDistribution(df).inverseCumulativeProbability(0.975);

@@ -501,7 +501,7 @@ public final class BenchRunner {
                 started.putIfAbsent(lock, Instant.now());
                 long t0 = System.nanoTime();
                 Path work = out.resolve("work").resolve(point.fileStem());
-                Path log = out.resolve("logs").resolve(point.fileStem()).resolve("round-" + (round + 1) + ".log");
+                Path log = roundLog(point, round);
                 deleteRecursively(work);
                 Files.createDirectories(work);
                 Files.createDirectories(log.getParent());
@@ -517,7 +517,7 @@ public final class BenchRunner {
                 } catch (PointExecutor.PointFailedException e) {
                     List<ForkReport> reports = ForkReport.readAll(work);
                     String reason = reports.stream().map(ForkReport::error).filter(r -> r != null).findFirst().orElse(e.getMessage());
-                    failures.put(lock, reason + (Files.exists(log) ? " (log: " + log + ")" : "")
+                    failures.put(lock, reason + (Files.exists(log) ? " (log: " + pointLog(point) + ")" : "")
                             + (round > 0 ? " in round " + (round + 1) : ""));
                 }
                 deleteRecursively(work);
@@ -527,6 +527,9 @@ public final class BenchRunner {
                 }
             }
             plan.recordRound(means, Duration.ofNanos(System.nanoTime() - roundStart));
+        }
+        for (Point p : group) {
+            joinRoundLogs(p, plan.rounds());
         }
         String stop = switch (plan.stop()) {
             case PRECISION -> "precision";
@@ -550,6 +553,31 @@ public final class BenchRunner {
             rows.add(row.withRounds(series, stop, method.pilot()));
         }
         return rows;
+    }
+
+    /** The log of a point: its rounds' logs, one after another. */
+    private Path pointLog(Point point) {
+        return out.resolve("logs").resolve(point.fileStem() + ".log");
+    }
+
+    private Path roundLog(Point point, int round) {
+        return out.resolve("logs").resolve(point.fileStem() + ".round-" + (round + 1) + ".log");
+    }
+
+    /** Joins a point's round logs into its log, each under a heading, and removes them. */
+    private void joinRoundLogs(Point point, int rounds) throws IOException {
+        StringBuilder sb = new StringBuilder();
+        for (int r = 0; r < rounds; r++) {
+            Path log = roundLog(point, r);
+            if (Files.exists(log)) {
+                sb.append("=== round ").append(r + 1).append(" ===").append(System.lineSeparator())
+                        .append(Files.readString(log));
+                Files.delete(log);
+            }
+        }
+        if (!sb.isEmpty()) {
+            Files.writeString(pointLog(point), sb);
+        }
     }
 
     /**

@@ -158,23 +158,23 @@ class BestOtherTest {
         Summary.writeCsv(dir, Summary.of(config, rows), BestOther.of(config, rows), SerialBound.of(config, rows));
         List<String> csv = Files.readAllLines(dir.resolve(Summary.FILE));
         assertEquals("bench,lock,threads,opsPerMs,baselineOpsPerMs,ratio,verdict,worstWaitRatio,session,baselineSession,"
-                + "comparison,reference", csv.getFirst());
+                + "comparison,reference,ratioLow,ratioHigh", csv.getFirst());
         for (String line : List.of(
-                "a,VNA,1,100,125,0.8000,slower,,1,1,baseline,UNFAIR_REENTRANT",
-                "a,VNA,1,100,125,0.8000,slower,,1,1,best-other,UNFAIR_REENTRANT",
-                "a,VNA,2,200,160,1.2500,faster,,1,1,best-other,SHFL",
-                "a,VNA,8,100,104,0.9615,tied,,1,1,best-other,NUMA_MCS",
-                "a,VNA,32,60,50,1.2000,faster,,1,1,best-other,SYNCHRONIZED",
-                "a,VNA,geomean,,,1.0364,,,,,best-other,",
-                "b,VNA,2,100,50,2.0000,faster,,1,1,best-other,UNFAIR_REENTRANT",
-                "a,VNA,2,200,100,2.0000,faster,,1,1,serial-bound,VNA",
-                "a,VNA,8,100,100,1.0000,tied,,1,1,serial-bound,VNA",
-                "a,VNA,32,60,100,0.6000,slower,,1,1,serial-bound,VNA",
-                "a,SHFL,8,90,80,1.1250,tied,,1,1,serial-bound,SHFL",
-                "a,NUMA_MCS,2,150,,,no-1-thread-point,,1,,serial-bound,",
-                "b,VNA,2,100,,,no-1-thread-point,,1,,serial-bound,",
-                "b,UNFAIR_REENTRANT,8,45,,,no-1-thread-point,,1,,serial-bound,",
-                "c,SYNCHRONIZED,2,80,80,1.0000,tied,,1,1,serial-bound,SYNCHRONIZED")) {
+                "a,VNA,1,100,125,0.8000,slower,,1,1,baseline,UNFAIR_REENTRANT,,",
+                "a,VNA,1,100,125,0.8000,slower,,1,1,best-other,UNFAIR_REENTRANT,,",
+                "a,VNA,2,200,160,1.2500,faster,,1,1,best-other,SHFL,,",
+                "a,VNA,8,100,104,0.9615,tied,,1,1,best-other,NUMA_MCS,,",
+                "a,VNA,32,60,50,1.2000,faster,,1,1,best-other,SYNCHRONIZED,,",
+                "a,VNA,geomean,,,1.0364,,,,,best-other,,,",
+                "b,VNA,2,100,50,2.0000,faster,,1,1,best-other,UNFAIR_REENTRANT,,",
+                "a,VNA,2,200,100,2.0000,faster,,1,1,serial-bound,VNA,,",
+                "a,VNA,8,100,100,1.0000,tied,,1,1,serial-bound,VNA,,",
+                "a,VNA,32,60,100,0.6000,slower,,1,1,serial-bound,VNA,,",
+                "a,SHFL,8,90,80,1.1250,tied,,1,1,serial-bound,SHFL,,",
+                "a,NUMA_MCS,2,150,,,no-1-thread-point,,1,,serial-bound,,,",
+                "b,VNA,2,100,,,no-1-thread-point,,1,,serial-bound,,,",
+                "b,UNFAIR_REENTRANT,8,45,,,no-1-thread-point,,1,,serial-bound,,,",
+                "c,SYNCHRONIZED,2,80,80,1.0000,tied,,1,1,serial-bound,SYNCHRONIZED,,")) {
             assertTrue(csv.contains(line), "summary.csv lacks " + line + ":\n" + String.join("\n", csv));
         }
         assertTrue(csv.stream().noneMatch(l -> l.startsWith("c,") && l.contains(",best-other,")), "c has no VNA");
@@ -307,12 +307,12 @@ class BestOtherTest {
         Summary.writeCsv(dir, Summary.of(config, rows), BestOther.of(config, rows), SerialBound.of(config, rows));
         List<String> csv = Files.readAllLines(dir.resolve(Summary.FILE));
         for (String line : List.of(
-                "t,VNA,1,110,120,0.9167,tied,,1,1,best-other,UNFAIR_REENTRANT",
-                "t,UNFAIR_REENTRANT_TWIN,1,140,120,1.1667,faster,,1,1,twin-best-other,UNFAIR_REENTRANT",
-                "t,UNFAIR_REENTRANT_TWIN,2,90,160,0.5625,slower,,1,1,twin-best-other,SHFL",
-                "t,UNFAIR_REENTRANT_TWIN,8,98,100,0.9800,tied,,1,1,twin-best-other,UNFAIR_REENTRANT",
-                "t,UNFAIR_REENTRANT_TWIN,geomean,,,0.8632,,,,,twin-best-other,",
-                "t,UNFAIR_REENTRANT_TWIN,1,140,120,1.1667,faster,,1,1,baseline,UNFAIR_REENTRANT")) {
+                "t,VNA,1,110,120,0.9167,tied,,1,1,best-other,UNFAIR_REENTRANT,,",
+                "t,UNFAIR_REENTRANT_TWIN,1,140,120,1.1667,faster,,1,1,twin-best-other,UNFAIR_REENTRANT,,",
+                "t,UNFAIR_REENTRANT_TWIN,2,90,160,0.5625,slower,,1,1,twin-best-other,SHFL,,",
+                "t,UNFAIR_REENTRANT_TWIN,8,98,100,0.9800,tied,,1,1,twin-best-other,UNFAIR_REENTRANT,,",
+                "t,UNFAIR_REENTRANT_TWIN,geomean,,,0.8632,,,,,twin-best-other,,,",
+                "t,UNFAIR_REENTRANT_TWIN,1,140,120,1.1667,faster,,1,1,baseline,UNFAIR_REENTRANT,,")) {
             assertTrue(csv.contains(line), "summary.csv lacks " + line + ":\n" + String.join("\n", csv));
         }
         assertTrue(csv.stream().filter(l -> l.contains(",best-other,")).allMatch(l -> l.split(",")[1].equals("VNA")),

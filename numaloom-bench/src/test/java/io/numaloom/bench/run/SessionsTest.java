@@ -98,7 +98,7 @@ class SessionsTest {
         assertEquals(Math.sqrt(x1 * x4), vna.geometricMean(), 1e-9, "the mean is over the points of one session");
         assertTrue(vna.verdict().contains("left out at 2 threads: measured in another session"), vna.verdict());
         assertTrue(Files.readAllLines(out.resolve(Summary.FILE)).stream()
-                .anyMatch(l -> l.startsWith("high,VNA,2,") && l.contains(",sessions-differ,") && l.endsWith(",1,2,baseline,UNFAIR_REENTRANT")));
+                .anyMatch(l -> l.startsWith("high,VNA,2,") && l.contains(",sessions-differ,") && l.endsWith(",1,2,baseline,UNFAIR_REENTRANT,,")));
 
         // The verdict compares on the two points of one session and says why the third is left out.
         Recommendation verdict = Recommendation.read(out);
