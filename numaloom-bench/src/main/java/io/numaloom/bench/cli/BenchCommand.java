@@ -434,11 +434,14 @@ final class BenchCommand {
             config = args.config() == null ? BenchConfig.builtInDefault() : ConfigReader.read(args.config());
         }
         if (args.quick()) {
-            err.println("numaloom bench: --quick: one fork, 1 warm-up and 2 measured rounds, a tenth of the work; "
-                    + "a first look, whose 95% intervals are wide: do not compare locks with it");
+            err.println("numaloom bench: --quick: one round, 1 warm-up and 2 measured iterations, a tenth of the work; "
+                    + "a first look, with no interval and no verdict: do not compare locks with it");
             return config.quick();
         }
-        return config;
+        // A run that states verdicts measures the reference's twin as its A/A control (a resumed run reads back the
+        // configuration it started with, twin included).
+        boolean verdicts = args.rounds() == null || args.rounds() >= 2;
+        return verdicts ? config.withReferenceTwin() : config;
     }
 
     /**

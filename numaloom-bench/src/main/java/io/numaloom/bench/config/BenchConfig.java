@@ -46,6 +46,36 @@ public record BenchConfig(String source, String description, List<BenchDefinitio
     }
 
     /**
+     * This configuration with the A/A control of the verdict method (issue 73, docs/verdict-method.md): every active
+     * bench compared with unfair {@code ReentrantLock} ({@code UNFAIR_REENTRANT}) also measures its twin
+     * ({@code UNFAIR_REENTRANT_TWIN}, the same lock under another name), last among its locks, unless it names the
+     * twin already. At a 95% interval the twin is judged different from its reference at about 5% of its points; a
+     * run where that happens more often says that the machine was too noisy for its verdicts.
+     */
+    public BenchConfig withReferenceTwin() throws ConfigException {
+        ObjectNode copy = effective.deepCopy();
+        boolean added = false;
+        for (JsonNode bench : copy.withArray("benches")) {
+            ObjectNode payload = (ObjectNode) bench.get("payload");
+            if (payload.path("skip").asBoolean(false) || !payload.has("locks")) {
+                continue;
+            }
+            boolean reference = false;
+            boolean twin = false;
+            for (JsonNode lock : payload.withArray("locks")) {
+                String name = lock.path("name").asText();
+                reference |= name.equals(io.numaloom.bench.report.Summary.BASELINE);
+                twin |= name.equals(io.numaloom.bench.locks.Locks.TWIN);
+            }
+            if (reference && !twin) {
+                payload.withArray("locks").addObject().put("name", io.numaloom.bench.locks.Locks.TWIN);
+                added = true;
+            }
+        }
+        return added ? ConfigReader.parse(copy.toPrettyString(), source) : this;
+    }
+
+    /**
      * A shortened version for a first look: one fork, at most one warm-up and two measured rounds, and a
      * tenth of the work per round (never less than one operation per thread). The thread counts and locks
      * stay, so the plots have the same shape.

@@ -3,6 +3,7 @@ package io.numaloom.bench.report;
 import io.numaloom.bench.config.BenchConfig;
 import io.numaloom.bench.config.ConfigException;
 import io.numaloom.bench.config.ConfigReader;
+import io.numaloom.bench.result.PairedRatio;
 import io.numaloom.bench.result.PointResult;
 import io.numaloom.bench.result.ResultStore;
 import io.numaloom.bench.result.ResultsDirectory;
@@ -122,10 +123,18 @@ public final class Recommendation {
         Map<String, Map<At, Summary.Cell>> compared = new LinkedHashMap<>();
         Map<String, Set<At>> across = new LinkedHashMap<>();
         boolean twin = false;
+        int twinPoints = 0;
+        int twinDifferent = 0;
         for (Summary.BenchSummary s : group) {
             for (Summary.LockLine line : s.locks()) {
                 if (line.lock().equals(BestOther.TWIN)) {
-                    twin = true; // the reference under another name: not a lock to choose
+                    twin = true; // the reference under another name: not a lock to choose, but the run's A/A control
+                    for (Summary.Cell c : line.compared()) {
+                        if (c.verdict() != Summary.Verdict.UNKNOWN) {
+                            twinPoints++;
+                            twinDifferent += c.verdict() == Summary.Verdict.TIED ? 0 : 1;
+                        }
+                    }
                     continue;
                 }
                 Map<At, Summary.Cell> mine = compared.computeIfAbsent(line.lock(), k -> new LinkedHashMap<>());
@@ -160,6 +169,10 @@ public final class Recommendation {
             notes.add(others);
         }
         sessionsNote(group, across, rows, machine).ifPresent(notes::add);
+        PairedRatio.AaControl aa = twin ? PairedRatio.aaControl(twinPoints, twinDifferent) : null;
+        if (aa != null && aa.points() > 0) {
+            notes.add(aa.describe() + (aa.tooNoisy() ? "" : "."));
+        }
         if (common == null) {
             return new Recommendation("No verdict: no lock has a point measured in one session with " + referenceName
                     + " (" + reference + ").", List.of(), null, notes, List.of(), 0);
@@ -194,6 +207,11 @@ public final class Recommendation {
         Map<String, PointResult> byKey = rows.stream().filter(r -> r.ok() && r.opsPerMs() != null)
                 .collect(Collectors.toMap(PointResult::key, r -> r, (a, b) -> b, LinkedHashMap::new));
         String use = use(standings, points, reference, referenceName, byKey);
+        if (aa != null && aa.tooNoisy()) {
+            use = String.format(Locale.ROOT, "No verdict to act on: this machine was too noisy for these verdicts (the "
+                    + "reference's twin, identical to it, was judged different at %d of %d points). Run again with a longer "
+                    + "--budget or a smaller --precision, on a quieter machine.", aa.judgedDifferent(), aa.points());
+        }
         return new Recommendation(header, lockLines, use, notes, standings, n);
     }
 

@@ -283,6 +283,13 @@ public final class PairedRatio {
         }
     }
 
+    /** The A/A control of {@code judgedDifferent} of {@code points} twin ratios judged faster or slower. */
+    public static AaControl aaControl(int points, int judgedDifferent) {
+        double p = points == 0 || judgedDifferent == 0 ? 1.0
+                : 1.0 - new BinomialDistribution(points, AaControl.FALSE_POSITIVE_RATE).cumulativeProbability(judgedDifferent - 1);
+        return new AaControl(points, judgedDifferent, p);
+    }
+
     /** The A/A control of the twin's estimates (those without a verdict are not counted). */
     public static AaControl aaControl(List<Estimate> twin) {
         int points = 0;
@@ -296,8 +303,6 @@ public final class PairedRatio {
                 different++;
             }
         }
-        double p = points == 0 || different == 0 ? 1.0
-                : 1.0 - new BinomialDistribution(points, AaControl.FALSE_POSITIVE_RATE).cumulativeProbability(different - 1);
-        return new AaControl(points, different, p);
+        return aaControl(points, different);
     }
 }

@@ -52,7 +52,7 @@ class LastBlockTest {
         List<String> block = lines.subList(start, lines.size());
         assertTrue(block.size() <= 10, "the last block has " + block.size() + " lines:\n" + String.join("\n", block));
         assertTrue(block.getFirst().startsWith("Verdict on the same 2 points for all 5 locks (a x1, 2)"), block.getFirst());
-        assertTrue(block.getLast().startsWith("12 points, 0 failed, in "), block.getLast());
+        assertTrue(block.getLast().startsWith("15 points, 0 failed, in "), block.getLast());
         assertTrue(block.contains("Use VNA: 2.00x unfair ReentrantLock on these 2 points (faster at 2, slower at none)."),
                 String.join("\n", block));
         assertEquals(Recommendation.read(run).lines(), block.subList(0, block.size() - 1),

@@ -3,6 +3,7 @@ package io.numaloom.bench.run;
 import io.numaloom.bench.Point;
 import io.numaloom.bench.config.BenchConfig;
 import io.numaloom.bench.config.ConfigReader;
+import io.numaloom.bench.report.Recommendation;
 import io.numaloom.bench.report.Summary;
 import io.numaloom.bench.result.ForkReport;
 import io.numaloom.bench.result.PointResult;
@@ -39,7 +40,7 @@ class RoundsRunTest {
      * that run close together) and a little noise of their own: VNA 1.3x the reference, SYNCHRONIZED 0.8x, the twin
      * 1.0x.
      */
-    static final class NoisyExecutor implements PointExecutor {
+    static class NoisyExecutor implements PointExecutor {
         final List<String> asked = new ArrayList<>();
         final Set<String> failing;
         private final Random random = new Random(11);
@@ -117,6 +118,34 @@ class RoundsRunTest {
                 "summary.csv carries the interval: " + csv);
         assertEquals(42, new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.resolve("run.json").toFile())
                 .get("seed").asLong(), "run.json records the seed");
+
+        Recommendation verdict = Recommendation.read(out);
+        assertTrue(verdict.notes().stream().anyMatch(n -> n.startsWith("A/A control: the reference's twin judged different at 0 of 2")
+                && n.contains("passed")), verdict.notes().toString());
+        assertTrue(verdict.lines().stream().anyMatch(l -> l.startsWith("Use VNA")), verdict.lines().toString());
+    }
+
+    /** A twin that is not identical to its reference (here 1.2x) is what a noisy machine looks like: no verdict to act on. */
+    @Test
+    void aTwinJudgedDifferentTooOftenWithholdsTheVerdict(@TempDir Path out) throws Exception {
+        NoisyExecutor executor = new NoisyExecutor(Set.of()) {
+            @Override
+            public Measurement measure(Point point, Path workDir, Path logFile) throws PointFailedException {
+                Measurement m = super.measure(point, workDir, logFile);
+                if (!point.lock().equals("UNFAIR_REENTRANT_TWIN")) {
+                    return m;
+                }
+                double t = m.forkRoundTimesMs().getFirst().getFirst() / 1.2;
+                return new Measurement(List.of(List.of(t, t, t)), m.forkReports());
+            }
+        };
+        new BenchRunner(config(), out, false, executor, TestListeners.SILENT).withMethod(BenchRunner.Method.precise(5)).run();
+        Recommendation verdict = Recommendation.read(out);
+        assertTrue(verdict.notes().stream().anyMatch(n -> n.contains("judged different at 2 of 2 points")
+                && n.contains("this machine was too noisy for the verdicts")), verdict.notes().toString());
+        assertTrue(verdict.lines().stream().anyMatch(l -> l.startsWith("No verdict to act on: this machine was too noisy")),
+                verdict.lines().toString());
+        assertTrue(verdict.lines().stream().noneMatch(l -> l.startsWith("Use ")), verdict.lines().toString());
     }
 
     @Test
