@@ -139,6 +139,32 @@ class MainTest {
         assertTrue(typo.err().contains("unknown command 'bnech' (did you mean 'bench'?)"), typo.err());
     }
 
+    /** The verdict method's options refuse what they cannot mean, with one line that says what they take. */
+    @Test
+    void theMethodsOptionsSayWhatTheyTake(@TempDir Path dir) {
+        for (String[] bad : new String[][] {
+                {"--precision", "0", "--precision must be a percentage from 0.1 to 50"},
+                {"--precision", "five", "--precision must be a percentage from 0.1 to 50"},
+                {"--budget", "5", "--budget must be a time of at least 10 s"},
+                {"--budget", "soon", "--budget must be a time of at least 10 s"},
+                {"--rounds", "0", "--rounds must be a whole number from 1 to 1000"},
+                {"--seed", "x", "--seed must be a whole number"}}) {
+            Result r = bench(dir, bad[0], bad[1], "--dry-run");
+            assertEquals(2, r.status(), String.join(" ", bad));
+            assertTrue(r.err().contains(bad[2]), r.err());
+        }
+        Result both = bench(dir, "--rounds", "3", "--precision", "5", "--dry-run");
+        assertEquals(2, both.status());
+        assertTrue(both.err().contains("--rounds and --precision exclude each other"), both.err());
+        assertEquals(0.05, BenchCommand.Args.precision("5%"), 1e-12);
+        assertEquals(java.time.Duration.ofMinutes(5), BenchCommand.Args.budget("5m"));
+        assertEquals(java.time.Duration.ofSeconds(300), BenchCommand.Args.budget("300"));
+        // A dry run of the built-in configuration lists the twin, the run's A/A control, beside the reference.
+        Result dry = bench(dir, "--dry-run");
+        assertEquals(0, dry.status(), dry.err());
+        assertTrue(dry.out().contains("short-cs-virtual/UNFAIR_REENTRANT_TWIN/8"), dry.out());
+    }
+
     @Test
     void aMistypedLockOrFieldGetsASuggestion(@TempDir Path dir) throws Exception {
         Path config = dir.resolve("typo.json");
