@@ -83,6 +83,9 @@ public final class LockMatrix {
     private Integer forks;
     private boolean quick;
     private PrintStream progress;
+    private Double precision;
+    private Duration budget;
+    private Long seed;
 
     private LockMatrix(Runnable section, String className, List<Path> classpath, String name) {
         this.section = section;
@@ -252,6 +255,36 @@ public final class LockMatrix {
         return this;
     }
 
+    /**
+     * How closely each lock's ratio to unfair {@code ReentrantLock} must be known, in percent ({@code 5}: ±5%, the
+     * default), for {@link #of(Class)} and {@link #ofClass(String, List)}: the locks of each thread count are measured in
+     * interleaved rounds, one fresh JVM of each per round, until every ratio's 95% interval is that narrow or the
+     * {@link #budget(Duration)} is spent (docs/verdict-method.md). A {@code Runnable} measured in this JVM gets no
+     * verdict: its rounds share one JVM, and are not independent.
+     */
+    public LockMatrix precision(double percent) {
+        if (!(percent >= 0.1 && percent <= 50)) {
+            throw new IllegalArgumentException("precision: a percentage from 0.1 to 50, got " + percent);
+        }
+        this.precision = percent / 100;
+        return this;
+    }
+
+    /** The most time the measurement may take, shared among the thread counts; default: none. */
+    public LockMatrix budget(Duration limit) {
+        if (limit == null || limit.toSeconds() < 10) {
+            throw new IllegalArgumentException("budget: at least 10 seconds, got " + limit);
+        }
+        this.budget = limit;
+        return this;
+    }
+
+    /** The seed of the rounds' shuffled orders; default: random (the run's {@code run.json} records it). */
+    public LockMatrix seed(long value) {
+        this.seed = value;
+        return this;
+    }
+
     /** The name of the benches (their ids and titles); default: the class's simple name, or {@code section}. */
     public LockMatrix name(String benchName) {
         if (benchName == null || !benchName.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,40}")) {
@@ -349,8 +382,25 @@ public final class LockMatrix {
         BenchConfig config = config();
         BenchRunner.Listener listener = new Progress(progress);
         if (section == null) {
-            return new BenchRunner(config, out, false, new JmhPointExecutor(listener::notice, BenchRunner.aotCacheDir(out)),
-                    listener).run();
+            // Verdicts need independent forks: a class measured in fresh JVMs gets them, and the A/A control's twin.
+            if (!quick) {
+                try {
+                    config = config.withReferenceTwin();
+                } catch (ConfigException e) {
+                    throw new IllegalArgumentException(e.getMessage(), e);
+                }
+            }
+            long s = seed != null ? seed : new java.security.SecureRandom().nextLong() & 0xFFFF_FFFFL;
+            BenchRunner.Method method = quick
+                    ? new BenchRunner.Method(Double.NaN, BenchRunner.Method.DEFAULT_PILOT, 1, budget, s)
+                    : new BenchRunner.Method(precision != null ? precision : BenchRunner.Method.DEFAULT_PRECISION,
+                    BenchRunner.Method.DEFAULT_PILOT, BenchRunner.Method.DEFAULT_MAX_ROUNDS, budget, s);
+            List<PointResult> rows = new BenchRunner(config, out, false,
+                    new JmhPointExecutor(listener::notice, BenchRunner.aotCacheDir(out)), listener).withMethod(method).run();
+            for (String line : verdict(out).lines()) {
+                listener.notice(line);
+            }
+            return rows;
         }
         UserSection.register(sectionId, section, outside);
         try {
@@ -358,6 +408,15 @@ public final class LockMatrix {
         } finally {
             UserSection.unregister(sectionId);
         }
+    }
+
+    /**
+     * The verdict of a run in {@code out}: the same lines as the end of {@code ./numaloom bench} and the top of its
+     * {@code index.html} (every lock against unfair {@code ReentrantLock} with its interval, the A/A control, what to
+     * use). {@link #run(Path)} prints it to the {@link #progress(PrintStream) progress} stream too.
+     */
+    public static io.numaloom.bench.report.Recommendation verdict(Path out) throws IOException {
+        return io.numaloom.bench.report.Recommendation.read(out);
     }
 
     /** One line per point, to a stream or nowhere. */

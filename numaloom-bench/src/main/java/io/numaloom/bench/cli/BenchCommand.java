@@ -440,7 +440,7 @@ final class BenchCommand {
         }
         // A run that states verdicts measures the reference's twin as its A/A control (a resumed run reads back the
         // configuration it started with, twin included).
-        boolean verdicts = args.rounds() == null || args.rounds() >= 2;
+        boolean verdicts = (args.rounds() == null || args.rounds() >= 2) && !args.quick();
         return verdicts ? config.withReferenceTwin() : config;
     }
 
