@@ -38,14 +38,10 @@ import java.util.List;
  *
  * <p><b>What the count in {@code queued} costs the releases.</b> While a signalled waiter is on its
  * way to the lock, every release takes the contended path (an atomic add and a look at the heir)
- * instead of a release store. On the queue sweep's capacity 1024 (configs/queue-sweep.json), 4
- * and 8 platform threads on 2 cores, that was 57% and 99% of the releases. A scratch build that
- * left signalled waiters out of {@code queued} took it to 3% and 27%, and the throughput did not
- * move (1,517 and 1,385 items per ms before, 1,525 and 1,453 after, with counters on; VNA / unfair
- * {@code ReentrantLock} at 4, 8 and 32 threads 1.03, 0.81, 0.91 before and 0.99, 0.82, 0.97 after,
- * side by side in one run). On virtual threads it read lower at five of six points (capacity 16 at
- * 4, 8 and 32 threads 0.89, 1.04, 1.11 against 1.00, 1.18, 1.26; capacity 1 0.97, 1.75, 1.68
- * against 2.19, 1.63, 2.08), within the sweep's spread, so the count stays where it is.
+ * instead of a release store. One run (commit 6edadd9, pre-method bench, 2 cores, the queue
+ * sweep's capacity 1024 at 4 and 8 platform threads) read 57% and 99% of the releases contended,
+ * 3% and 27% with signalled waiters left out of {@code queued}, and the throughput unmoved there
+ * (on virtual threads, within the sweep's spread); see docs/measurements.md, entry 28.
  */
 final class SignalledWaiters {
 

@@ -39,7 +39,7 @@ package io.numaloom;
  * written and read by owners only, so plain fields suffice: the lock word's release and
  * acquire order them. The waiter's own loop (park while WAITING) is unchanged, so a waiter
  * that wakes early (a timeout, an interrupt, a spurious return) finds SIGNALLED and goes on
- * to re-acquire as before; the later unpark then only leaves a permit, which every park of
+ * to re-acquire; the later unpark then only leaves a permit, which every park of
  * {@code VnaLock} tolerates (each re-checks its condition). AQS instead transfers the waiter into
  * the lock's queue, so that it is woken by the unlock that hands it the lock; with VNA's
  * competitive handoff a free lock is taken by whoever runs first, so waking at the release
@@ -49,10 +49,8 @@ package io.numaloom;
  * holds the lock again; the woken thread queues, if it must, without registering twice. The
  * registration also sends the releases in between down the contended path, which is right: a
  * thread is about to compete. (Transferring the node itself into the MCS queue at the signal,
- * AQS's way, was tried: a transferred waiter then competes as heir, with the heir's deference
- * (since removed) and naps, and on the queue sweep of configs/queue-sweep.json, 2 forks on 2 cores, VNA's
- * geometric mean over unfair {@code ReentrantLock} fell from 1.09 to 0.86, capacity 1 on
- * virtual threads from 1.41-2.55 to 0.46-1.14.)
+ * AQS's way, makes a transferred waiter compete as heir, with the heir's naps; measured and not
+ * kept: docs/measurements.md, entry 25.)
  *
  * <p><b>One in transit per condition.</b> The condition keeps its <em>transit</em> waiter (the
  * signalled one a release was asked to wake and that does not hold the lock yet) and a FIFO of
@@ -61,18 +59,14 @@ package io.numaloom;
  * otherwise it only counts its waiter as queued and appends it to the FIFO. The transit waiter,
  * once it holds the lock again, hands the turn to the first waiter of the FIFO that has not
  * re-acquired by itself (its {@code inTransit} mark, cleared by its re-acquisition) and defers
- * that one's wake to its own release. Without this, on the queue sweep (2 cores, capacity 16,
- * 32 and 128 virtual threads) every put that found consumers waiting woke one more of them while
- * earlier ones were still on their way, and a woken consumer found the buffer empty again 0.4 to
- * 1.2 times per item (unfair {@code ReentrantLock}: 0.1 to 0.3), at 0.4 to 0.7 of
- * {@code ReentrantLock}'s throughput; capacity 1024 on 32 and 128 platform threads read 0.42 to
- * 0.71. With it (four runs, two of configs/queue-sweep.json and two of VNA and unfair
- * {@code ReentrantLock} alone, each beside the build without it): 0.01 to 0.03 futile wake-ups
- * per item and 0.71 to 1.17 of {@code ReentrantLock} on the former, 0.81 to 1.29 on the latter.
- * One in transit for the whole lock (Dice's rule read literally) cured the latter but not the
- * former, and cost capacity 1 on platform threads a third: a woken producer then held back the
- * consumers' wakes, and the other way round. Per condition, a bounded buffer keeps one producer
- * and one consumer in transit.
+ * that one's wake to its own release. Without this, every put that finds consumers waiting wakes
+ * one more of them while earlier ones are still on their way, and a woken consumer may find the
+ * buffer empty again. Per condition, not per lock as Dice's rule read literally has it: with one
+ * in transit for the whole lock a woken producer holds back the consumers' wakes, and the other
+ * way round; per condition, a bounded buffer keeps one producer and one consumer in transit. Runs
+ * beside the build without it (commits c2c528e and 544fb9d, pre-method bench, 2 cores, the queue
+ * sweep at capacity 16 on 32 and 128 virtual threads) read 0.4 to 1.2 futile wake-ups per item
+ * without it and 0.01 to 0.03 with it; see docs/measurements.md, entries 26-27.
  */
 final class VnaDeferredWakes {
 

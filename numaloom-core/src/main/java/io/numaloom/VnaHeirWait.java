@@ -47,30 +47,11 @@ import java.util.concurrent.TimeUnit;
  * so that an owner that runs one short critical section after another mostly keeps the lock's
  * cache line.
  *
- * <p><b>What went, what stayed.</b> The heir used to defer to a running owner: it took a lock
- * it saw free only if the lock was still free two pauses later, so that the owner could take it
- * back first. That went in issue 46: it did not pay where it could be measured (2 cores, one NUMA
- * node; no 16-core machine was lent). VNA's throughput over unfair {@code ReentrantLock},
- * geometric mean over 15 points (consumeCpu 100 tokens and RandBash on platform and virtual
- * threads, and the thesis's high contention on virtual threads, at 2, 8 and 32 threads; 10 warm-up
- * and 10 measured rounds, each run measuring the variants side by side): one fork, 1.084 with it and
- * 1.136 without; with the adaptive budget also off, 1.087 against 1.009 (3 forks) and 0.944
- * against 1.022 (2 forks). The same code reads from 0.94 to 1.09 in such runs. The adaptive budget
- * stayed: on the thesis's high contention alone (virtual threads at 2, 8 and 32 threads, 4 forks
- * per point, runs alternating), a fixed budget of {@link #HEIR_SPINS} read 0.84 to 0.92 of
- * {@code ReentrantLock} (geometric mean 0.886 over 6 ratios), the adaptive one 0.85 to 1.27 (0.991
- * over 11 with the deference, 0.984 over 6 without), as its halving was measured to do when it
- * came in (below). The nap stayed: without it a heir that lost to a barger announces its park at
- * once, and the owner's next release unparks it (RandBash: 0.04 parks and unparks per operation
- * instead of none). A scratch build that turns the nap off by a system property, both variants'
- * points alternating in one run (three rounds of one-fork runs, the variants in
- * rotated order, 20 warm-up and 10 measured rounds), VNA's throughput without the nap / with it,
- * geometric mean over the rounds: RandBash on virtual threads 0.93, 0.86 and 0.90 at 2, 8 and 32
- * threads; at 8 and 32, 0.77 and 0.78 in a run of 3 forks per point, 0.85 and 0.83 in one of 2.
- * At consumeCpu (100 tokens, platform and virtual threads), RandBash on platform threads and the
- * thesis's high contention it read 0.92 to 1.13, within this machine's noise (issue 46, 2 cores).
- * A heir that never spins while no carrier is to spare and naps 1 ms was not kept (consumeCpu at 8
- * and 32 virtual threads 0.91 and 0.76 of the base, the variants' points alternating in one run).
+ * <p><b>Why the nap.</b> Without it a heir that lost to a barger announces its park at once, and
+ * the owner's next release unparks it. One run (commit 41c2c84, pre-method bench, 2 cores) read
+ * 0.04 parks and unparks per operation on RandBash without the nap and none with it. The variants
+ * of the heir's competition measured and not kept (a deference to a running owner, a fixed spin
+ * budget, other naps, spins and poll gaps) are in docs/measurements.md, entries 1-16.
  *
  * <p><b>The nap of a virtual heir.</b> A virtual heir naps by yielding its carrier in a loop until
  * the nap is over ({@link #yieldFor}), not by a timed park. A yield runs any virtual thread that
@@ -79,53 +60,25 @@ import java.util.concurrent.TimeUnit;
  * in the OS, and the nap ends on time: a timed park of a virtual thread ends through the
  * scheduler's timer thread, and its carrier must then be woken. That matters when the owner goes
  * away (its thread ends, or waits for something else) while the heir naps: the lock stays free
- * until the heir's nap is over. Measured on 2 cores, consumeCpu (100 tokens) on 32 virtual threads,
- * 30 rounds, every gap between two critical sections of different threads timed and sorted by how
- * the new owner came (a scratch probe of the bench): with the park, the gaps after the previous
- * owner's thread had ended summed to 130 ms (a heir that acquired after a nap found the lock left
- * free 170-200 µs on average), all handoffs to 188 ms; with the yields, 60 and 94 ms; NUMA_MCS, 58
- * and 95 ms; throughput 1,944, 2,292 and 2,191 operations per ms. VNA with the yields / with the
- * park, each round's points alternating in one run (20 warm-up and 7 measured rounds, one fork;
- * geometric mean over the rounds; issue 46): consumeCpu at 8 and 32 virtual threads 1.07 and 1.17
- * (3 rounds), 1.06 and 1.18 (4 rounds), 1.04 and 1.22 (3 rounds, 1.01 at 2 threads); RandBash 0.97
- * and 1.00, 0.91 and 0.97, 1.06 and 1.06 (0.90 at 2); the thesis's high contention 0.96 and 0.97,
- * 1.00 and 1.10, 1.00 and 1.06 (1.03 at 2). Over all points 1.020, 1.034 and 1.038, where NUMA_MCS
- * read 1.12 of the base; 1.023 in an earlier 4-round run (issue 46's notes). In another earlier
- * run, each variant in a run of its own, the CPU time rose from 86.5 to 88.8 CPU-s: a carrier that
- * naps this way is busy, where a parked one would idle. Platform heirs still park: the yields were
- * measured on virtual threads only, and a platform thread that yields on an idle CPU spins it. The
- * nap is also where a virtual heir lost its time against NUMA_MCS before this: on consumeCpu at
- * 8 virtual threads VnaLock kept 0.75 of its one-thread throughput where NUMA_MCS kept 0.92, but
- * with one carrier both keep 0.93-1.00 at 8 and 32 threads.
+ * until the heir's nap is over. A carrier that naps this way is busy, where a parked one would
+ * idle. Platform heirs park: the yields were measured on virtual threads only, and a platform
+ * thread that yields on an idle CPU spins it. One run (commit 4501296, pre-method bench, 2 cores,
+ * consumeCpu on 32 virtual threads, 30 rounds) summed the gaps after the previous owner's thread
+ * had ended to 130 ms with a timed park and 60 ms with the yields; see docs/measurements.md,
+ * entry 7.
  *
  * <p><b>A virtual heir woken to a held lock.</b> A release that finds the heir parked wakes it, but
  * the lock is free only until the next newcomer, the releasing owner among them, takes it. A woken
- * heir that then spins and finds the lock held throughout used to park again, so that the next
- * release had to unpark it again. On the thesis's high contention (1,000 tokens and a yield inside
- * the critical section, virtual threads; 2 cores) the heirs parked more often than the lock changed
- * hands: 0.44-0.49 parks per operation against 0.28-0.33 owner changes at 8 and 32 threads. The
- * owner there is often a virtual thread that yielded inside its critical section and waits for a
- * carrier, the heir's among them. So a virtual heir woken to a held lock now naps, as after a lost
- * spin: its yields give the carrier to the owner, no release has to wake it, and it spins again
- * after the nap. Only the first spin after a park counts. A heir whose spin after a nap finds the
- * lock held parks as before. The nap is bounded by the deadlines, as every nap is. Measured with
- * the points alternating in one run (a scratch build switched by a system property, one fork, 20
- * warm-up and 7 measured rounds, 4 rounds, VNA with the nap / without it, geometric mean over the
- * rounds; issue 46):
- * <ul>
- * <li>The thesis's high contention: 1.10 and 1.10 at 8 and 32 threads, and again 1.10 and 1.10 (in
- *     all 16 rounds 1.06 to 1.16); 1.08 and 1.14 in an earlier run at 2, 8 and 32 threads.
- * <li>RandBash: 0.99 and 1.02, then 1.03 and 1.02.
- * <li>consumeCpu (100 tokens, no yields): 0.96 and 0.94, then 1.00 and 0.95.
- * <li>All points: 1.015 and 1.031; 1.030 in the earlier run.
- * </ul>
- * With the nap, VNA read 1.10 to 1.12 of unfair {@code ReentrantLock} on the thesis's high
- * contention in both runs, and 1.13 to 1.14 of NUMA_MCS. Not kept, measured in the second run: a
- * nap of 20 µs (0.986 over all points, high contention 0.97 and 1.05), and a nap that polls the
- * lock after each yield and takes it when it is free (0.983, high contention 0.96 and 0.97).
- * Platform heirs park again as before: a platform heir that naps the same way (a timed park of
- * 100 µs) read 0.975 over consumeCpu and RandBash at 2, 8 and 32 platform threads, 0.95 to 1.01 per
- * point (4 rounds, measured the same way).
+ * heir that then spins and finds the lock held throughout would park again, and the next release
+ * would have to unpark it again. Where owners yield inside their critical sections (the thesis's
+ * high contention: 1,000 tokens and a yield inside, virtual threads), the owner is often a virtual
+ * thread that waits for a carrier, the heir's among them. So a virtual heir woken to a held lock
+ * naps, as after a lost spin: its yields give the carrier to the owner, no release has to wake it,
+ * and it spins again after the nap. Only the first spin after a park counts. A heir whose spin
+ * after a nap finds the lock held parks. The nap is bounded by the deadlines, as every nap is.
+ * Platform heirs woken to a held lock park. One-fork runs (commit 123adae, pre-method bench,
+ * 2 cores) read the thesis's high contention at 8 and 32 virtual threads 1.10 and 1.10 of the
+ * build without this nap, in two runs; see docs/measurements.md, entries 8-10.
  *
  * <p><b>Spinning while a carrier is to spare.</b> While the threads waiting for the lock are
  * fewer than the carriers of a virtual heir (the CPUs of a platform one), the owner and every
@@ -138,83 +91,21 @@ import java.util.concurrent.TimeUnit;
  * of the empty queue becomes heir at once ({@link VnaSuccession}), so it spins while the owner
  * runs instead of parking until the owner's release designates it. This is HotSpot's rule for
  * monitors, spin while a processor is idle, and what the thesis's NUMA_MCS gets from a leader
- * that always spins. Measured on 2 cores, the thesis's high contention (virtual threads, a yield
- * before each acquisition and one inside) at 2 threads, before and after side by side in one run:
- * VNA / NUMA_MCS 0.83 before and 1.15 after (2 forks per point), 0.86 and 0.98 (4 forks; VNA
- * itself 237 and 298 operations per ms), parks per operation 0.41-0.43 before, 0.003-0.004 after;
- * at 8 threads (no carrier to spare) 1.04 and 0.90, within the noise of such runs. The dense polls
- * can cost a short critical section that its owner runs back to back, as the heir now takes the
- * lock between two of them more often: RandBash at 2 virtual threads read 1.37 of NUMA_MCS before
- * and 1.03 after in the 2-fork run, 1.23 and 1.22 in the 4-fork one (consumeCpu 100 tokens at 2
- * threads: 0.90 and 0.99 on virtual, 1.05 and 0.95 on platform threads). Not kept, each measured
- * the same way: a heir
- * that never parks untimed but polls with NUMA_MCS's spin-yield-sleep schedule, its owner
- * releasing with a plain store (RandBash on 32 virtual threads 0.59-0.72 of NUMA_MCS against
- * 0.80-0.85: ten times the unparks, since the heir wins the lock more often and each win wakes the
- * next heir); the next heir woken when the heir acquires; the poll gap of 8 at every thread count
- * (consumeCpu and RandBash at 8 threads 0.80-0.90 against 0.88-1.00); the poll gap shrinking while
- * the owner releases less than twice per poll (RandBash at 8 threads 0.78). Also not kept: the
- * dense spin whenever no virtual thread waits for a carrier, read from
- * {@code jdk.management.VirtualThreadSchedulerMXBean.getQueuedVirtualThreadCount()} at the start
- * of each spin (HotSpot's rule with the scheduler's own count). The thesis's high contention at 8
- * threads read 312 and 314 operations per ms against 278 and 290 in two runs. But RandBash on 8
- * and 32 virtual threads read 0.87 and 0.85 of the base, then 0.77 and 0.67: the heir took the
- * lock in the gaps between a barging owner's critical sections (0.36 owner changes per operation
- * instead of 0.03). A deference of 4 or 16 pauses before taking a lock seen free did not win that
- * back (0.76-0.80). Not kept either: dropping the dense polls, so that a spare carrier's heir
- * polls at most {@link #MAX_POLL_GAP} apart as every heir does (the variants' points alternating
- * in one run, 20 warm-up and 10 measured rounds, one fork; VNA without / with them at 2 threads,
- * geometric mean over the rounds, five runs of 3 to 5 rounds): consumeCpu 1.03 to 1.10 on virtual
- * and 1.05 to 1.16 on platform threads, RandBash 0.91 to 1.13, but the thesis's high contention
- * 0.97, 0.94, 0.94, 0.96 and 0.85, where these polls earn VNA its place against NUMA_MCS; 0.95 to
- * 1.19 at 8 and 32 threads (one run). Nor a heir that polls sparsely once a dense spin of the same
- * wait lost the lock to a barger (consumeCpu 1.05 and 1.00, high contention 0.96; issue 46).
- * Nor a spin that ends at its first loss, the heir napping as soon as a poll saw the lock free and
- * a barger took it. In a stand-alone loop of 2 virtual threads (100 tokens inside the lock, one
- * {@code nanoTime} before each acquisition and a histogram record inside, as the bench's latency
- * recording does) it took the median round from 10.8-11.0 to 9.3 ms, where {@code synchronized}
- * read 9.4 and one thread 8.8-9.4. Without it, the rounds in which the lock changed hands through
- * the queue (0.3 to 1% of the acquisitions queued, many of them after a park) ran 10.7 to 17 ms;
- * the likely cause is that a spare carrier's heir polls every {@link #IDLE_MAX_POLL_GAP} pauses for
- * its whole budget while the owner runs section after section, each poll taking the lock's line
- * from the owner. In the bench it did not pay beyond the noise (the variants' points alternating in
- * one run, 20 warm-up and 10 measured rounds, one fork; with the variant / without it, geometric
- * mean over 15 points: consumeCpu with 100 tokens and RandBash on 2, 8 and 32 virtual and platform
- * threads, and the thesis's high contention). On every spin it read 1.030 and 1.036 in runs of 3
- * and 4 rounds, the 2-thread points 1.03 to 1.21 but the high contention 0.95 and 1.07 there,
- * RandBash on 32 virtual threads 0.96 and 0.89 and the high contention on 8 threads 0.82 and 0.98;
- * on the spin while a carrier is to spare only, 1.013 and 1.008 (issue 46).
+ * that always spins. The dense polls can cost a short critical section that its owner runs back
+ * to back, as the heir takes the lock between two of them more often. One run (commit 0e65f93,
+ * pre-method bench, 2 cores, the thesis's high contention at 2 virtual threads) read 0.41-0.43
+ * parks per operation without this spin and 0.003-0.004 with it; its throughput figures, and the
+ * variants measured and not kept, are in docs/measurements.md, entries 11-15.
  *
  * <p><b>Spinning when every CPU is busy (platform threads).</b> Both spins, the newcomer's poll
- * ({@link VnaLock}) and this one while a carrier is to spare, count only the threads waiting for
- * the lock. Platform threads that work outside the lock want the CPUs too, and
- * once they outnumber them a spin takes the CPU of a thread that has work. On the queue sweep's
- * capacity 1024 (configs/queue-sweep.json: 100 tokens outside the lock before each put and after
- * each take, so the buffer's lock is taken and released some 3,000 to 4,000 times a millisecond), 2
- * cores, VNA read 0.73 to 0.90 of unfair {@code ReentrantLock} at 4 and 8 platform threads in seven
- * of eight one-run side-by-side comparisons (1.03 at 4 threads in the eighth), and used 14.0 s of
- * CPU where {@code ReentrantLock} used 10.2 s for the same run at 8 threads ({@code perf stat});
- * 55% of its acquisitions at 4 threads took the slow path, and 99.9% of those ended in the
- * newcomer's poll. A scratch build without either spin on platform threads: 0.86 to 0.98 at 4 and 8
- * threads (four runs), 11.1 s of CPU, but 0.78 to 0.90 at 2 threads, where the spins pay (1.13 to
- * 1.21 with them). A scratch rule that lets a platform thread spin only while the running count of
- * {@code /proc/loadavg} (sampled at most once a millisecond) is at most the CPUs, HotSpot's "spin
- * while a processor is idle" read literally (2 forks, side by side): 1.24 at 2 threads (1.15
- * without the rule), 0.96 at 8 (0.77), 0.81 at 4 (0.89; a 1-fork run read 1.03, 0.75 and 0.95 at 2,
- * 4 and 8), and consumeCpu and RandBash on 2, 8 and 32 platform threads with no work outside the
- * lock unchanged (geometric mean 1.02 against 1.005 over six points); but capacity 16 on 8 and 32
- * platform threads kept only half its lead (3.63 and 5.98 of {@code ReentrantLock} against 5.74 and
- * 12.94), since there the spins take a lock that {@code ReentrantLock}'s waiters reach through a
- * futex wake-up each (this VM takes 20 to 30 µs to run a woken platform thread). A newcomer's poll
- * of 4 pauses and then 4 yields on platform threads (a yield returns at once on an idle CPU and
- * hands a busy one to a thread that has work): capacity 1024 at 2, 4, 8 and 32 threads 1.27, 1.15,
- * 1.03, 0.93 against 1.14, 0.93, 0.68, 0.91, but capacity 16 at 8 threads 2.73 against 5.94, and
- * consumeCpu and RandBash with no work outside 0.98 in geometric mean against 1.02 (RandBash at 2
- * threads 0.84 against 0.98; one run each, side by side). The first two were not kept: each
- * moves the loss from one workload to another. The third is now the platform newcomer's poll: more
- * runs, with less work outside the lock too, found it paying (see {@link VnaNewcomerPoll});
- * this spin is unchanged. These runs are the measurement that a rule which knows whether a CPU is
- * idle has to beat (issue 46).
+ * ({@link VnaNewcomerPoll}) and this one while a carrier is to spare, count only the threads
+ * waiting for the lock. Platform threads that work outside the lock want the CPUs too, and
+ * once they outnumber them a spin takes the CPU of a thread that has work. A platform newcomer
+ * yields in its poll for that reason; this spin does not know whether a CPU is idle. Side-by-side
+ * single runs (commit 6edadd9, pre-method bench, 2 cores) read VNA at 0.73 to 0.90 of unfair
+ * {@code ReentrantLock} on the queue sweep's capacity 1024 (configs/queue-sweep.json) at 4 and 8
+ * platform threads in seven of eight comparisons: what a rule which knows whether a CPU is idle
+ * has to beat. The rules tried are in docs/measurements.md, entry 16.
  *
  * <p><b>The benign race.</b> An unlock that read a stale "quiet" hint stores 0 without waking
  * anybody (see "Unlock and the benign race" in {@link VnaLock}): a heir that registered
@@ -243,7 +134,7 @@ import java.util.concurrent.TimeUnit;
  * <p>A heir waiting behind owners that barge sees the lock free between their critical sections,
  * so it almost never parks with a timeout. That matters for virtual threads: each timed park
  * arms a timer, and each early wake-up disarms it, through the scheduler's timer thread, whose
- * wake-ups (thousands per second when every park of a busy heir was timed) preempt the
+ * wake-ups (thousands per second if every park of a busy heir were timed) preempt the
  * carriers.
  */
 final class VnaHeirWait {
@@ -462,15 +353,13 @@ final class VnaHeirWait {
      * A spin during which the lock stayed held halves it, down to {@link #MIN_HEIR_SPINS}: the
      * owner is in a long critical section, or is not running (a virtual owner that yields inside
      * its critical section waits for a free carrier), and spinning longer would only take the CPU
-     * or carrier it needs. Measured on 2 cores, 8 virtual threads, a critical section of about
-     * 2.5 microseconds with a yield inside: halving raised VNA from 0.90 to 0.97 of
-     * {@code ReentrantLock}'s throughput, in 8 alternating runs. With 100 tokens and no yield it
-     * lowered VNA from 1.14 to 1.09 (1.19 to 1.10 in 4 more runs; 1.12 to 1.08 on 32 virtual
-     * threads): some spins poll only while a barging owner holds the lock. Halving only when the
-     * owner also released fewer than once per {@link #MAX_POLL_GAP} pauses of the spin did not
-     * win that back, and sparing platform heirs the halving made no difference on platform
-     * threads beyond the noise (4 and 8 alternating runs). A thread that may not spin (one
-     * carrier or one CPU) keeps a budget of 0.
+     * or carrier it needs. It can cost where an owner barges back into short sections: some spins
+     * then poll only while a barging owner holds the lock. Eight alternating single runs (commit
+     * 8f4d7a6, pre-method bench; 2 cores, 8 virtual threads, a critical section of about 2.5
+     * microseconds with a yield inside) read VNA at 0.90 of {@code ReentrantLock}'s throughput
+     * without the halving and 0.97 with it; its cost elsewhere and the refinements not kept are in
+     * docs/measurements.md, entries 2-4. A thread that may not spin (one carrier or one CPU) keeps
+     * a budget of 0.
      */
     static int nextHeirSpins(int spins, boolean lockStayedHeld, boolean maySpin) {
         if (!maySpin) {

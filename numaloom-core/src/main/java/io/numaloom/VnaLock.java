@@ -100,7 +100,8 @@ public class VnaLock extends ConditionLock implements Lock {
      * <p><b>Map.</b> This file holds the API, the fast path, the release, the monitoring methods,
      * the condition glue and the driver of the slow path (acquireSlow, queue, awaitCandidacy). Each
      * mechanism of the contended path is a package-private file of its own, whose header gives its
-     * idea, the paper it comes from and its properties, with the notes and measurements behind it:
+     * idea, the paper it comes from and its properties (the experiments behind them are recorded in
+     * docs/measurements.md):
      * <ul>
      * <li>{@link VnaWaiters}: the state inflated on first contention, its padded hot fields, and
      *     the per-node MCS queues (enqueue, candidacy passed on, queued threads);
@@ -152,20 +153,12 @@ public class VnaLock extends ConditionLock implements Lock {
      * owner often kept the lock for its whole share of the work while the heir it had woken never ran.
      * A platform thread does not make this check: the kernel preempts a running owner and runs a
      * woken heir within its own time slice, and {@code sched_yield} hands the CPU to any runnable
-     * thread, not to the heir. With 8 platform threads on 2 cores the LRU cache of real-world.json
-     * yielded once per 2,000 to 4,000 operations, for nothing: dropping the yield raised VNA from 0.90
-     * to 0.99 of unfair {@code ReentrantLock} there (3 alternating runs each of 10 warm-up and 20
-     * measured rounds; a 3-fork run of the whole configuration then read 0.91, within the
-     * intervals), and from 0.85-0.88 to 0.94-0.97 on RandBash at 8 threads (2 each).
-     * On virtual threads the yield pays in the time bound, not in throughput. A scratch build that
-     * turns it off by a system property, both variants' points alternating in one run (three rounds
-     * of one-fork runs, rotated order, 20 warm-up and 10 measured rounds; 2 cores, issue 46):
-     * throughput without it / with it 0.79 to 1.11 over ten points, geometric mean 0.99, within the
-     * noise; the longest wait of a round without it / with it: RandBash on 32 virtual threads 20-29
-     * ms against 5.5-9.8 ms, consumeCpu (100 tokens) on 32 10-16 ms against 5.2-8.1 ms, the LRU
-     * cache of real-world.json on 8 and 32 8.3-15 and 13-14 ms against 4.1-6.8 and 6.2-8.4 ms, with
-     * more reservations, that is more heirs past their deadline (consumeCpu on 32: 144-276 against
-     * 62-99 a run).
+     * thread, not to the heir (the platform yield measured and not kept: docs/measurements.md,
+     * entry 22). On virtual threads the yield is for the time bound, not for throughput. One run
+     * (commit 40affaa, pre-method bench, 2 cores) read the longest wait of a round on RandBash on 32
+     * virtual threads at 20-29 ms without the yield against 5.5-9.8 ms with it, and the throughput
+     * without it / with it at a geometric mean of 0.99 over ten points; see docs/measurements.md,
+     * entry 23.
      *
      * <p><b>Unlock and the benign race.</b> {@code unlock} of a lock whose {@code VnaWaiters} is
      * absent, or whose {@code queued} is zero, stores 0 into {@code state} with release semantics:
@@ -191,16 +184,17 @@ public class VnaLock extends ConditionLock implements Lock {
      * through plain Java reads and writes of volatile fields, instead of through VarHandles with the
      * same modes: a VarHandle's {@code getVolatile} is a volatile field read, {@code setRelease} is
      * the updater's {@code lazySet}, a CAS is a CAS. Compiled, both inline to the same accesses, the
-     * updater's with a check of the receiver's class (JMH lock-unlock and the benches read no difference).
-     * Interpreted, which is how a fresh JVM runs its first thousands of acquisitions, a VarHandle call
-     * passes through several generic frames (its invoker, the access mode's guard, the field's
-     * implementation) where an updater is one call that checks the receiver's class and calls an
-     * intrinsic, and a volatile field read is one bytecode: an uncontended lock-unlock took
+     * updater's with a check of the receiver's class. Interpreted, which is how a fresh JVM runs its
+     * first thousands of acquisitions, a VarHandle call passes through several generic frames (its
+     * invoker, the access mode's guard, the field's implementation) where an updater is one call
+     * that checks the receiver's class and calls an intrinsic, and a volatile field read is one
+     * bytecode. One run (commit c3170f0, not re-measured since) read an uncontended lock-unlock at
      * 1,509 ns on VarHandles against 461 ns on an updater and 520 ns for {@code ReentrantLock} (whose
      * synchronizer uses {@code Unsafe}), all interpreted ({@code -Xint}, one thread, 100,000 pairs;
-     * 2-core VM). The pollers that spin on {@code state} (a newcomer, the heir) read it volatile where
-     * a VarHandle read it opaque or volatile: on x86 the same load. The rest keeps VarHandles and
-     * their explicit modes: a VarHandle ignores a field's {@code volatile}, which an updater requires.
+     * 2-core VM); see docs/measurements.md, entry 24. The pollers that spin on {@code state} (a
+     * newcomer, the heir) read it volatile where a VarHandle read it opaque or volatile: on x86 the
+     * same load. The rest keeps VarHandles and their explicit modes: a VarHandle ignores a field's
+     * {@code volatile}, which an updater requires.
      *
      * <p><b>Exceptions in the slow path.</b> The queue placement (user code for
      * {@link #withPlacement}) is asked before the thread registers, so a placement that throws
@@ -228,8 +222,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * waiting out {@link #PATIENCE_NANOS}. This bounds the wait of every queued thread, not only
      * of the heir: threads queued behind one another would otherwise each let newcomers barge
      * for a full patience interval in turn. Each such reservation moves the lock to a waiter, so
-     * the bound trades throughput for latency: with 2 ms, consumeCpu on 32 virtual threads on 2
-     * cores reserved the lock about four times as often as with 4 ms.
+     * the bound trades throughput for latency.
      */
     public static final long STARVATION_NANOS = TimeUnit.MILLISECONDS.toNanos(4);
 

@@ -10,20 +10,12 @@ package io.numaloom;
  * only the heir spins; threads may be queued without a heir (while a queued owner holds the lock
  * and has not yet designated its successor), and newcomers spin then. On one carrier nobody spins.
  *
- * <p><b>What it pays</b> (issue 46; 2 cores, a scratch build that turns the poll off by a
- * system property, both variants' points alternating in one run: three rounds of one-fork runs,
- * the variants in rotated order, 20 warm-up and 10 measured rounds each, VNA's throughput
- * without the poll / with it, geometric mean over the rounds). It pays where two threads share
- * the lock and its holder releases within a microsecond: RandBash on 2 virtual threads 0.91
- * (0.92 and 0.91 in two runs of 2 and 3 forks per point), the thesis's high contention on 2
- * virtual threads 0.81 (0.88 and 1.01). It may cost on that high contention at 32 virtual
- * threads, 1.06 without it (1.06, 1.07 and 1.16 in three more runs): there newcomers poll while
- * a queued owner, which yields inside its section, holds the lock (its successor becomes heir
- * at its release), and may take for a microsecond the carrier that owner waits for. A variant
- * that polled only while no thread waited read 0.92 there in one run, so that was not pursued.
- * Elsewhere (consumeCpu with 100 tokens and RandBash on 2 to 32 platform and virtual threads,
- * the high contention at 8) the ratios ran from 0.86 to 1.17 without a direction: this
- * machine's noise.
+ * <p><b>What it pays.</b> It is for a lock that two threads share and whose holder releases
+ * within a microsecond. It may cost where newcomers poll while a queued owner, which yields inside
+ * its section, holds the lock (its successor becomes heir at its release): they may take for a
+ * microsecond the carrier that owner waits for. One run (commit 41c2c84, pre-method bench,
+ * 2 cores) read VNA's throughput without the poll / with it at 0.91 on RandBash on 2 virtual
+ * threads and 1.06 on the thesis's high contention on 32; see docs/measurements.md, entries 17-18.
  *
  * <p><b>A platform newcomer pauses 4 times, then yields 4 times</b>, polling after each
  * ({@link #PLATFORM_NEWCOMER_PAUSES}, {@link #PLATFORM_NEWCOMER_YIELDS}). Platform threads may
@@ -32,21 +24,13 @@ package io.numaloom;
  * keeps the lock passing between two running threads, its line and the data it guards moving
  * with it at every acquisition. A yield gives the CPU to a runnable thread if there is one,
  * and returns at once if there is none, so the poll still waits for a short section to end.
- * Measured (issue 44; 2 cores; a scratch build with the variants behind a system property,
- * alternating in one run, VNA / unfair {@code ReentrantLock}, two rounds each): the queue at
- * capacity 1024 with 10 tokens of work per item outside the lock, 4 and 8 platform threads,
- * 0.38-0.52 with 32 pauses, 0.49-0.59 with 16 pauses and 4 yields, 1.01-1.13 with 4 and 4,
- * 0.96-1.07 with 4 pauses and 2 yields; with 100 tokens 0.81-0.97 against 1.00-1.32 (and
- * 0.81-0.95 against 0.94-1.28 at 4 to 32 threads in another run); capacity 16 on 8 and 32
- * threads, where the spins pay most, 5.9x and 16.3x against 3.9x and 9.3x (in the shipped queue
- * sweep, a run each: 5.9x, 13.6x and 12.7x against 3.7x, 11.4x and 11.6x at 8, 32 and 128
- * threads, and capacity 1 at 128 threads 4.1x against 1.3x: 147 against 37 items per ms, the
- * futile wake-ups 0.20 against 0.43 per item); short sections
- * (consumeCpu with 100 tokens and RandBash, 2 to 32 platform threads) 0.99 against 1.03 in
- * geometric mean over 12 points, RandBash at 8 and 32 threads 0.85-0.98 against 0.88-1.01 in
- * the second run. Virtual newcomers keep their 32 pauses, whose figures are above: the JDK's
- * scheduler does not preempt a virtual thread, so one that spins takes its carrier from other
- * virtual threads only for the spin, and a yield there would resubmit it (not measured).
+ * One run (commit 74f3014, pre-method bench, 2 cores, the variants alternating) read VNA at
+ * 0.38-0.52 of unfair {@code ReentrantLock} with 32 pauses and 1.01-1.13 with 4 pauses and
+ * 4 yields, on the queue at capacity 1024 with 10 tokens of work per item outside the lock, 4 and
+ * 8 platform threads; the other mixes, and where the yields cost, are in docs/measurements.md,
+ * entry 19. Virtual newcomers keep their 32 pauses: the JDK's scheduler does not preempt a
+ * virtual thread, so one that spins takes its carrier from other virtual threads only for the
+ * spin, and a yield there would resubmit it (not measured).
  *
  * <p><b>Paper.</b> Two-phase waiting, spin then block: J. K. Ousterhout, "Scheduling Techniques
  * for Concurrent Systems" (ICDCS '82); A. R. Karlin, K. Li, M. S. Manasse and S. Owicki,

@@ -62,16 +62,12 @@ package io.numaloom;
  * reserves as soon as it is designated and acquires within one critical section and its own
  * scheduling delay, and T becomes heir after those k acquisitions, already overdue.
  *
- * <p><b>What the starvation deadline costs.</b> Nothing measurable in throughput, and it shortens
- * the longest waits, to about half at 32 threads. A scratch build that gives every heir the
- * deadline of patience alone (a system property), both variants' points alternating in one run
- * (three rounds of one-fork runs, rotated order, 20 warm-up and 10 measured rounds; 2 cores,
- * issue 46):
- * throughput without it / with it 0.85 to 1.10 over ten points (consumeCpu with 100 tokens and
- * RandBash on 8 and 32 threads, the LRU cache of real-world.json, the thesis's high contention),
- * geometric mean 0.99, within the noise; the longest wait of a round without it / with it:
- * RandBash on 32 virtual threads 15-23 ms against 5.5-9.8 ms, on 8 8.5-19 ms against 4.4-12 ms,
- * consumeCpu on 32 virtual threads 11-13 ms against 5.2-8.1 ms.
+ * <p><b>What the starvation deadline costs.</b> Each reservation it causes moves the lock to a
+ * waiter, so it trades throughput for shorter longest waits (see {@link VnaLock#STARVATION_NANOS}).
+ * One run (commit 40affaa, pre-method bench, 2 cores) read the throughput without it / with it at
+ * a geometric mean of 0.99 over ten points, and the longest wait of a round on RandBash on 32
+ * virtual threads at 15-23 ms without it against 5.5-9.8 ms with it; see docs/measurements.md,
+ * entries 20-21.
  */
 final class VnaReservation {
 
