@@ -124,6 +124,16 @@ class ConditionReacquireFailureTest {
                 : ((KeyedLock<?>.KeyLock) lock).isHeldByCurrentThread();
     }
 
+    /** Joins W1 and W2 (failing if either never returns) and checks that each await returned holding the lock. */
+    private static void bothReturnedHoldingTheLock(Thread w1, Outcome o1, Thread w2, Outcome o2) throws InterruptedException {
+        joinOrFail(w1, o1);
+        joinOrFail(w2, o2);
+        assertNull(o1.thrown, "W1");
+        assertTrue(o1.returned && o1.heldAfter, "W1: " + o1);
+        assertNull(o2.thrown, "W2");
+        assertTrue(o2.returned && o2.heldAfter, "W2: " + o2);
+    }
+
     private static void joinOrFail(Thread t, Outcome outcome) throws InterruptedException {
         t.join(JOIN_MILLIS);
         assertFalse(t.isAlive(), t.getName() + " never returned from await: " + outcome);
@@ -154,13 +164,7 @@ class ConditionReacquireFailureTest {
         } finally {
             lock.unlock();
         }
-        joinOrFail(w1, o1);
-        joinOrFail(w2, o2);
-
-        assertNull(o1.thrown, "W1");
-        assertTrue(o1.returned && o1.heldAfter, "W1: " + o1);
-        assertNull(o2.thrown, "W2");
-        assertTrue(o2.returned && o2.heldAfter, "W2: " + o2);
+        bothReturnedHoldingTheLock(w1, o1, w2, o2);
         assertEquals(0, lock.getQueueLength());
         assertFalse(lock.hasQueuedThread(w1));
         assertFalse(lock.hasQueuedThread(w2));
@@ -239,13 +243,7 @@ class ConditionReacquireFailureTest {
         } finally {
             lock.unlock();
         }
-        joinOrFail(w1, o1);
-        joinOrFail(w2, o2);
-
-        assertNull(o1.thrown, "W1");
-        assertTrue(o1.returned && o1.heldAfter, "W1: " + o1);
-        assertNull(o2.thrown, "W2");
-        assertTrue(o2.returned && o2.heldAfter, "W2: " + o2);
+        bothReturnedHoldingTheLock(w1, o1, w2, o2);
         assertEquals(0, lock.getQueueLength());
         assertFalse(lock.isLocked());
     }

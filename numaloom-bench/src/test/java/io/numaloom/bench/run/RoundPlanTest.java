@@ -58,15 +58,20 @@ class RoundPlanTest {
         return means;
     }
 
+    /** Records rounds of 1 s each, of fork noise {@code noise}, until the plan stops. */
+    private static void runToItsStop(RoundPlan plan, Random random, double noise) {
+        Duration spent = Duration.ZERO;
+        while (plan.wantsAnotherRound(spent)) {
+            plan.recordRound(round(random, noise), SECOND);
+            spent = spent.plus(SECOND);
+        }
+    }
+
     @Test
     void aQuietGroupStopsAfterItsPilotWithEveryRatioWithinThePrecision() {
         Random random = new Random(1);
         RoundPlan plan = plan(7, 40, Duration.ofHours(1));
-        Duration spent = Duration.ZERO;
-        while (plan.wantsAnotherRound(spent)) {
-            plan.recordRound(round(random, 0.005), SECOND);
-            spent = spent.plus(SECOND);
-        }
+        runToItsStop(plan, random, 0.005);
         assertEquals(RoundPlan.Stop.PRECISION, plan.stop());
         assertEquals(4, plan.rounds());
         assertEquals(Verdict.FASTER, plan.estimate("VNA").verdict(), plan.estimate("VNA").format());
@@ -80,11 +85,7 @@ class RoundPlanTest {
     void aNoisierGroupRunsTheRoundsItsPilotPlanned() {
         Random random = new Random(2);
         RoundPlan plan = plan(7, 200, Duration.ofHours(1));
-        Duration spent = Duration.ZERO;
-        while (plan.wantsAnotherRound(spent)) {
-            plan.recordRound(round(random, 0.04), SECOND);
-            spent = spent.plus(SECOND);
-        }
+        runToItsStop(plan, random, 0.04);
         assertEquals(RoundPlan.Stop.PRECISION, plan.stop());
         assertTrue(plan.planned() > 4, "planned " + plan.planned());
         assertEquals(plan.planned(), plan.rounds());
@@ -97,11 +98,7 @@ class RoundPlanTest {
     void theBudgetEndsAGroupBeforeARoundThatWouldNotFit() {
         Random random = new Random(3);
         RoundPlan plan = plan(7, 200, Duration.ofMillis(3_500));
-        Duration spent = Duration.ZERO;
-        while (plan.wantsAnotherRound(spent)) {
-            plan.recordRound(round(random, 0.2), SECOND);
-            spent = spent.plus(SECOND);
-        }
+        runToItsStop(plan, random, 0.2);
         assertEquals(RoundPlan.Stop.BUDGET, plan.stop());
         assertEquals(3, plan.rounds(), "3 rounds of 1 s fit in 3.5 s, a fourth would not");
         assertEquals(PairedRatio.of(plan.series("VNA"), plan.series("UNFAIR_REENTRANT")), plan.estimate("VNA"),
@@ -146,11 +143,7 @@ class RoundPlanTest {
     void withoutAPrecisionAGroupRunsItsCap() {
         Random random = new Random(6);
         RoundPlan plan = new RoundPlan(LOCKS, "UNFAIR_REENTRANT", 7, 4, Double.NaN, 3, Duration.ofHours(1));
-        Duration spent = Duration.ZERO;
-        while (plan.wantsAnotherRound(spent)) {
-            plan.recordRound(round(random, 0.3), SECOND);
-            spent = spent.plus(SECOND);
-        }
+        runToItsStop(plan, random, 0.3);
         assertEquals(RoundPlan.Stop.MAX_ROUNDS, plan.stop());
         assertEquals(3, plan.rounds());
         assertEquals(0, plan.planned());
