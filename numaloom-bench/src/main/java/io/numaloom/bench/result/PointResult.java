@@ -122,30 +122,6 @@ public record PointResult(String bench, String title, String workload, String lo
                           Double ownerChangesPerOp, Double gapNs, Double handoffGapNs, Double reacquireGapNs,
                           List<Double> roundOpsPerMs, String roundsStop, Integer pilotRounds) {
 
-    /** A row measured without rounds. */
-    public PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
-                       int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
-                       Double opsPerMs, Double opsPerMsCiLow, Double opsPerMsCiHigh,
-                       Double timeMs, Double timeMsCiLow, Double timeMsCiHigh,
-                       Double jain, Double minMaxRatio,
-                       Long latencyP50Ns, Long latencyP99Ns, Long latencyP999Ns, Long latencyMaxNs,
-                       Long handoffs, Double localHandoffFraction,
-                       Double slowPathsPerOp, Double queuedPerOp, Double parksPerOp, Double unparksPerOp,
-                       Long reservations, Long yields, Double bytesPerOp, Long retainedBytes,
-                       String status, String error, String placement, String cpuSource,
-                       String fingerprint, String startedAt, double seconds,
-                       Double foreignAcquisitionFraction, Double migrationsPerOp, Long pairedP99Ns,
-                       Double futileWakeupsPerOp, Long signalToLockP50Ns, Long signalToLockP99Ns, Integer session,
-                       Double ownerChangesPerOp, Double gapNs, Double handoffGapNs, Double reacquireGapNs) {
-        this(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs, topology, forks, rounds,
-                opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow, timeMsCiHigh, jain, minMaxRatio,
-                latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction, slowPathsPerOp,
-                queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error,
-                placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction, migrationsPerOp,
-                pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, session, ownerChangesPerOp, gapNs,
-                handoffGapNs, reacquireGapNs, null, null, null);
-    }
-
     /** A row without its session (set by {@link #withSession}) and without the gaps between sections. */
     public PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
                        int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
@@ -165,7 +141,8 @@ public record PointResult(String bench, String title, String workload, String lo
                 latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction, slowPathsPerOp,
                 queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error,
                 placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction, migrationsPerOp,
-                pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, null, null, null, null, null);
+                pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, null, null, null, null, null,
+                null, null, null);
     }
 
     /** A row without condition waits. */
@@ -358,7 +335,7 @@ public record PointResult(String bench, String title, String workload, String lo
                 signalToLock != null && signalToLock.getTotalCount() > 0 ? signalToLock.getValueAtPercentile(50) : null,
                 signalToLock != null && signalToLock.getTotalCount() > 0 ? signalToLock.getValueAtPercentile(99) : null,
                 null, finiteOrNull(gaps.ownerChangesPerOp()), finiteOrNull(gaps.meanGapNs()),
-                finiteOrNull(gaps.meanHandoffGapNs()), finiteOrNull(gaps.meanReacquireGapNs()));
+                finiteOrNull(gaps.meanHandoffGapNs()), finiteOrNull(gaps.meanReacquireGapNs()), null, null, null);
     }
 
     private static Double finiteOrNull(Double d) {
