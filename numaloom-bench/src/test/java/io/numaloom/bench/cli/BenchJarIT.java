@@ -36,7 +36,7 @@ class BenchJarIT {
         Path console = tmp.resolve("console.log");
         Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Djava.awt.headless=true", "--sun-misc-unsafe-memory-access=allow", "-Djmh.ignoreLock=true",
-                "-jar", jar.toString(), "bench", "--config", config.toString(), "--out", out.toString())
+                "-jar", jar.toString(), "bench", "--config", config.toString(), "--out", out.toString(), "--rounds", "2")
                 .redirectErrorStream(true).redirectOutput(console.toFile()).start();
         if (!p.waitFor(300, TimeUnit.SECONDS)) {
             p.destroyForcibly();
@@ -44,10 +44,11 @@ class BenchJarIT {
         }
         String text = Files.readString(console);
         assertEquals(0, p.exitValue(), text);
-        assertTrue(text.contains("4 points, 0 failed"), text);
+        assertTrue(text.contains("6 points, 0 failed"), "2 locks and the reference's twin at 2 thread counts:\n" + text);
         assertFalse(text.contains("class cache"), "the cache was made:\n" + text);
 
-        for (String point : List.of("jar_VNA_1", "jar_VNA_2", "jar_UNFAIR_REENTRANT_1", "jar_UNFAIR_REENTRANT_2")) {
+        for (String point : List.of("jar_VNA_1", "jar_VNA_2", "jar_UNFAIR_REENTRANT_1", "jar_UNFAIR_REENTRANT_2",
+                "jar_UNFAIR_REENTRANT_TWIN_1", "jar_UNFAIR_REENTRANT_TWIN_2")) {
             String log = Files.readString(out.resolve("logs").resolve(point + ".log"));
             String vmOptions = log.lines().filter(l -> l.startsWith("# VM options:")).findFirst().orElseThrow();
             assertTrue(vmOptions.contains("-XX:AOTCache="), point + ": " + vmOptions);
