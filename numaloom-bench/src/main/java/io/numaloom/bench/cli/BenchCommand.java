@@ -17,6 +17,7 @@ import io.numaloom.bench.result.PointResult;
 import io.numaloom.bench.result.ResultStore;
 import io.numaloom.bench.result.ResultsDirectory;
 import io.numaloom.bench.run.BenchRunner;
+import io.numaloom.bench.run.ChildProcesses;
 import io.numaloom.bench.run.JmhPointExecutor;
 import io.numaloom.bench.run.PointExecutor;
 import io.numaloom.bench.workloads.UserSection;
@@ -202,11 +203,19 @@ final class BenchCommand {
         }
         long t0 = System.nanoTime();
         ConsoleProgress progress = new ConsoleProgress(err);
-        PointExecutor pointExecutor = executor != null ? executor : new JmhPointExecutor(progress::notice, BenchRunner.aotCacheDir(outDir));
+        ChildProcesses children = new ChildProcesses();
+        PointExecutor pointExecutor = executor != null ? executor
+                : new JmhPointExecutor(progress::notice, BenchRunner.aotCacheDir(outDir), children);
         BenchRunner runner = new BenchRunner(config, outDir, args.resume(), pointExecutor, progress);
+        // Ctrl-C, SIGTERM: no point starts, no JVM starts, every JVM of the run ends (ChildProcesses#stop), then the
+        // run is reported and cleaned up.
         Thread reaper = new Thread(() -> {
             runner.stop();
-            stopMeasuredJvms();
+            List<ProcessHandle> left = children.stop();
+            if (!left.isEmpty()) {
+                err.println("numaloom bench: could not end " + left.stream().map(p -> Long.toString(p.pid())).toList()
+                        + " within " + ChildProcesses.STOP_BOUND_SECONDS + " s");
+            }
             String stopped = runner.abandon();
             if (stopped != null) {
                 progress.close();
@@ -370,11 +379,6 @@ final class BenchCommand {
             return dirs.filter(d -> Files.exists(d.resolve(ResultsDirectory.CONFIG_FILE)))
                     .max(Comparator.comparing(d -> d.getFileName().toString()));
         }
-    }
-
-    /** Ends the measured JVMs this process forked (JMH forks), so that Ctrl-C leaves nothing running. */
-    private static void stopMeasuredJvms() {
-        ProcessHandle.current().descendants().forEach(ProcessHandle::destroy);
     }
 
     static String help() {

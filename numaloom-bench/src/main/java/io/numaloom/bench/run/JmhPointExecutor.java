@@ -32,6 +32,9 @@ import java.util.regex.Pattern;
  * ({@link BenchDefinition#measuredJvmArgs()}), started from a class cache where the bench asks for one
  * ({@link AotCache}). JMH's human-readable output goes to the point's log file.
  *
+ * <p>Every JVM it starts goes through a {@link ChildProcesses}, so that a stopped run starts none. A measured JVM
+ * halts when this JVM is gone ({@link ForkGuard}).
+ *
  * <p>JMH refuses to run while another JMH run on the machine holds its lock file
  * ({@code java.io.tmpdir/jmh.lock}), which keeps measurements from overlapping; this executor then waits,
  * up to {@link #LOCK_WAIT_SECONDS}, and says so. ({@code -Djmh.ignoreLock=true} on the bench JVM, e.g.
@@ -42,6 +45,7 @@ public final class JmhPointExecutor implements PointExecutor {
     static final int LOCK_WAIT_SECONDS = 600;
 
     private final Consumer<String> notices;
+    private final ChildProcesses children;
     private final AotCache aotCache;
     /** Whether the points run in this JVM (JMH's forks 0) rather than in forked ones. */
     private final boolean inThisJvm;
@@ -61,12 +65,23 @@ public final class JmhPointExecutor implements PointExecutor {
      *                 {@code startupCache}); null for none
      */
     public JmhPointExecutor(Consumer<String> notices, Path aotCache) {
-        this(notices, aotCache, false);
+        this(notices, aotCache, new ChildProcesses());
     }
 
-    private JmhPointExecutor(Consumer<String> notices, Path aotCache, boolean inThisJvm) {
+    /**
+     * @param notices  where to say that the run waits for another JMH run, or that a class cache could not be made
+     * @param aotCache where the measured JVMs' class caches go ({@link AotCache}, for the benches with
+     *                 {@code startupCache}); null for none
+     * @param children what starts the JVMs, and refuses to once the run is stopping ({@link ChildProcesses#stop()})
+     */
+    public JmhPointExecutor(Consumer<String> notices, Path aotCache, ChildProcesses children) {
+        this(notices, aotCache, false, children);
+    }
+
+    private JmhPointExecutor(Consumer<String> notices, Path aotCache, boolean inThisJvm, ChildProcesses children) {
         this.notices = notices;
-        this.aotCache = aotCache == null ? null : AotCache.forForksOfThisJvm(aotCache, notices);
+        this.children = children;
+        this.aotCache = aotCache == null ? null : AotCache.forForksOfThisJvm(aotCache, notices, children);
         this.inThisJvm = inThisJvm;
     }
 
@@ -78,7 +93,7 @@ public final class JmhPointExecutor implements PointExecutor {
      * locks before each point.
      */
     public static JmhPointExecutor inThisJvm(Consumer<String> notices) {
-        return new JmhPointExecutor(notices, null, true);
+        return new JmhPointExecutor(notices, null, true, new ChildProcesses());
     }
 
     /** Every CPU busy, as during a contended point, for {@link MachineStalls#PROBE}. */
@@ -113,11 +128,21 @@ public final class JmhPointExecutor implements PointExecutor {
         }
     }
 
-    /** One unmeasured round of the point in one JVM of {@code jvmArgs}, which records the classes it loads. */
+    /**
+     * One unmeasured round of the point in one JVM of {@code jvmArgs}, which records the classes it loads.
+     *
+     * @throws PointFailedException if the run is stopping
+     * @throws Exception if it failed otherwise: the point runs without a cache
+     */
     private void train(Point point, Path workDir, List<String> jvmArgs, Path log) throws Exception {
         Path trainingWork = Files.createDirectories(workDir.resolve("aot-training"));
         try {
             runWaitingForLock(options(point, trainingWork, log, jvmArgs, 0, 1, 1), log);
+        } catch (PointFailedException e) {
+            if (children.stopping()) {
+                throw e;
+            }
+            throw new IllegalStateException(e.getMessage(), e);
         } finally {
             BenchRunner.deleteRecursively(trainingWork);
         }
@@ -125,8 +150,8 @@ public final class JmhPointExecutor implements PointExecutor {
 
     private Options options(Point point, Path workDir, Path logFile, List<String> jvmArgs,
                                    int warmupIterations, int measurementIterations, int forks) {
-        return new OptionsBuilder()
-                .include("^" + PointBenchmark.class.getName().replace(".", "\\.") + "\\.round$")
+        OptionsBuilder options = new OptionsBuilder();
+        options.include("^" + PointBenchmark.class.getName().replace(".", "\\.") + "\\.round$")
                 .param("point", point.spec(workDir.toAbsolutePath().toString()).encode())
                 .mode(Mode.SingleShotTime)
                 .timeUnit(TimeUnit.MILLISECONDS)
@@ -141,8 +166,12 @@ public final class JmhPointExecutor implements PointExecutor {
                 .shouldFailOnError(true)
                 .shouldDoGC(false)
                 .verbosity(VerboseMode.NORMAL)
-                .output(logFile.toAbsolutePath().toString())
-                .build();
+                .output(logFile.toAbsolutePath().toString());
+        if (!inThisJvm) {
+            // The forked JVM halts when this one is gone (ForkGuard): not an argument of the cache's key.
+            options.jvmArgsAppend("-D" + ForkGuard.PARENT_PROPERTY + "=" + ProcessHandle.current().pid());
+        }
+        return options.build();
     }
 
     private Collection<RunResult> runWaitingForLock(Options options, Path logFile)
@@ -151,7 +180,9 @@ public final class JmhPointExecutor implements PointExecutor {
         boolean told = false;
         while (true) {
             try {
-                return new Runner(options).run();
+                return children.run(() -> new Runner(options).run());
+            } catch (ChildProcesses.StoppingException e) {
+                throw new PointFailedException(e.getMessage(), e);
             } catch (RunnerException e) {
                 boolean locked = String.valueOf(e.getMessage()).contains("JMH lock");
                 if (!locked || System.nanoTime() > deadline) {

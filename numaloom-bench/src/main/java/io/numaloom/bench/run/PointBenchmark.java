@@ -91,6 +91,7 @@ public class PointBenchmark {
     @Setup(Level.Trial)
     public void setUpTrial() {
         spec = PointSpec.decode(point);
+        ForkGuard.watchParent();
         guarded(() -> {
             WorkloadKind kind = WorkloadKind.byJsonName(spec.workload()).orElseThrow(
                     () -> new IllegalArgumentException("unknown workload " + spec.workload()));
