@@ -76,6 +76,7 @@ final class BenchCommand {
             String locks = null;
             String threads = null;
             String operations = null;
+            String timeout = null;
             boolean virtual = false;
             boolean platform = false;
             for (int i = 0; i < args.length; i++) {
@@ -91,6 +92,7 @@ final class BenchCommand {
                     case "--locks" -> locks = Main.optionValue(args, ++i, "--locks");
                     case "--threads" -> threads = Main.optionValue(args, ++i, "--threads");
                     case "--operations" -> operations = Main.optionValue(args, ++i, "--operations");
+                    case "--timeout" -> timeout = Main.optionValue(args, ++i, "--timeout");
                     case "--virtual" -> virtual = true;
                     case "--platform" -> platform = true;
                     default -> {
@@ -112,7 +114,7 @@ final class BenchCommand {
                             + "measures it with a bench of the \"runnable\" workload");
                 }
                 workload = new WorkloadArgs(workloadClass, classpath == null ? "" : classpath, locks, threads, operations,
-                        virtual, platform);
+                        timeout, virtual, platform);
             } else {
                 for (String[] o : new String[][] {{"--classpath", classpath}, {"--locks", locks}, {"--threads", threads},
                         {"--operations", operations}, {"--virtual", virtual ? "" : null}, {"--platform", platform ? "" : null}}) {
@@ -121,6 +123,10 @@ final class BenchCommand {
                                 + "locks, threads and work itself)");
                     }
                 }
+                if (timeout != null) {
+                    throw new Main.UsageException("--timeout applies to --workload-class only (a configuration sets "
+                            + "\"timeoutSeconds\" in a bench's payload or its defaults)");
+                }
             }
             return new Args(config, quick, out, resume, dryRun, help, workload);
         }
@@ -128,10 +134,11 @@ final class BenchCommand {
 
     /**
      * {@code --workload-class} and the options that go with it, as given; {@code virtual} and {@code platform} restrict the
-     * thread types (both or neither: both).
+     * thread types (both or neither: both); {@code timeout} is the longest a round may take, in seconds, or null for
+     * {@link LockMatrix#DEFAULT_TIMEOUT_SECONDS}.
      */
     record WorkloadArgs(String className, String classpath, String locks, String threads, String operations,
-                        boolean virtual, boolean platform) {
+                        String timeout, boolean virtual, boolean platform) {
 
         /** The configuration that measures the class: {@link LockMatrix#config()}. */
         BenchConfig config() {
@@ -147,6 +154,10 @@ final class BenchCommand {
                 }
                 if (operations != null) {
                     matrix.operations(number(operations, "--operations"));
+                }
+                if (timeout != null) {
+                    long seconds = number(timeout, "--timeout");
+                    matrix.timeout((int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, seconds)));
                 }
                 if (virtual) {
                     matrix.virtual();
@@ -385,7 +396,8 @@ final class BenchCommand {
         StringBuilder sb = new StringBuilder("""
                 Usage: ./numaloom bench [--config FILE] [--quick] [--out DIR] [--resume] [--dry-run]
                        ./numaloom bench --workload-class CLASS --classpath JARS [--locks L1,L2] [--threads N1,N2]
-                                        [--operations N] [--virtual] [--platform] [--quick] [--out DIR]
+                                        [--operations N] [--timeout SECONDS] [--virtual] [--platform]
+                                        [--quick] [--out DIR]
                                         [--resume] [--dry-run]
 
                 Runs every point (bench x thread count x lock) of a configuration, each in fresh JMH-forked
@@ -430,6 +442,10 @@ final class BenchCommand {
                                  other thread counts
                   --operations N critical sections per round over all threads (default 100000; raise it
                                  when a round takes less than about 100 ms, the "time ms" column)
+                  --timeout SECONDS
+                                 the longest one round may take before its point fails, 1 to 600
+                                 (default {timeout}): a section that never returns fails its point after
+                                 about that long (the reason shows where its threads were)
                   --virtual      on virtual threads only (half the points)
                   --platform     on platform threads only; with --virtual, or with neither: both
                   The same from Java: io.numaloom.bench.api.LockMatrix (see README.md).
@@ -446,7 +462,7 @@ final class BenchCommand {
 
                 Payload fields of every workload:
                   locks (array of {"name": ...}, required): the locks to compare; known:
-                """);
+                """.replace("{timeout}", Integer.toString(LockMatrix.DEFAULT_TIMEOUT_SECONDS)));
         sb.append("      ").append(String.join(", ", Mutex.names())).append('\n');
         sb.append("      keyed workload only: ").append(String.join(", ", KeyedSchemes.names())).append('\n');
         sb.append("      falseSharing workload only (counter layouts): ")

@@ -30,17 +30,20 @@ import java.util.function.Consumer;
  * JIT compiles the measured code from the measured JVM's own profiles, as without the cache, and no point
  * inherits the profile of the point that trained it.
  *
- * <p>A cache that cannot be made (a JVM without the feature, a failed training run, directories on the class path
- * as when run from an IDE's build output rather than the bench jar) leaves the points of those arguments to start
- * without one, and the run says so once. Arguments that already choose a class-data archive
- * ({@code -XX:AOT...}, {@code -XX:SharedArchiveFile}, {@code -Xshare}, {@code -XX:±AutoCreateSharedArchive}) are
- * left as they are. The caches live in one directory of the run, which the run deletes when it ends.
+ * <p>A cache that cannot be made (a JVM without the feature, a training JVM that fails to start or record, directories
+ * on the class path as when run from an IDE's build output rather than the bench jar) leaves the points of those
+ * arguments to start without one, and the run says so once. A training run in which the point itself fails (its
+ * report names the error: an exception, a failed check, a round's timeout) fails the point at once: its measured JVMs
+ * would fail the same way, a section that never returns after another whole timeout. Arguments that already choose
+ * a class-data archive ({@code -XX:AOT...}, {@code -XX:SharedArchiveFile}, {@code -Xshare},
+ * {@code -XX:±AutoCreateSharedArchive}) are left as they are. The caches live in one directory of the run, which the
+ * run deletes when it ends.
  */
 final class AotCache {
     /**
      * Runs the training JVM: one round of a point, in a JVM started with {@code jvmArgs}, its output in {@code log}. A
-     * {@link PointExecutor.PointFailedException} ends the point (the run is stopping); any other exception leaves the
-     * point to start without a cache.
+     * {@link PointExecutor.PointFailedException} ends the point (the point itself failed in it, or the run is
+     * stopping); any other exception leaves the point to start without a cache.
      */
     @FunctionalInterface
     interface Training {
@@ -91,7 +94,8 @@ final class AotCache {
      * writing it first if this is the first point that needs it; {@code jvmArgs} alone when they choose their own
      * archive or the cache could not be made.
      *
-     * @throws PointExecutor.PointFailedException if the run is stopping
+     * @throws PointExecutor.PointFailedException if the training ended the point ({@link Training}), or the run is
+     *         stopping
      */
     List<String> jvmArgs(List<String> jvmArgs, Training training) throws InterruptedException, PointExecutor.PointFailedException {
         if (choosesArchive(jvmArgs)) {

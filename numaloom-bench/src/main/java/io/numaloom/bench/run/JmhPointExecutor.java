@@ -18,6 +18,7 @@ import org.openjdk.jmh.runner.options.VerboseMode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -107,7 +108,7 @@ public final class JmhPointExecutor implements PointExecutor {
         BenchDefinition b = point.bench();
         List<String> jvmArgs = b.measuredJvmArgs();
         if (aotCache != null && b.startupCache()) {
-            jvmArgs = aotCache.jvmArgs(jvmArgs, (recordArgs, trainingLog) -> train(point, workDir, recordArgs, trainingLog));
+            jvmArgs = aotCache.jvmArgs(jvmArgs, (recordArgs, trainingLog) -> train(point, workDir, logFile, recordArgs, trainingLog));
         }
         Options options = options(point, workDir, logFile, jvmArgs, b.warmupIterations(), b.measurementIterations(), b.forks());
         Collection<RunResult> results = runWaitingForLock(options, logFile);
@@ -131,10 +132,12 @@ public final class JmhPointExecutor implements PointExecutor {
     /**
      * One unmeasured round of the point in one JVM of {@code jvmArgs}, which records the classes it loads.
      *
-     * @throws PointFailedException if the run is stopping
-     * @throws Exception if it failed otherwise: the point runs without a cache
+     * @throws PointFailedException if the point itself failed in it (its report names an error: the measured JVMs would
+     *         meet it too, after as long again, a round's timeout for a section that never returns), its log then
+     *         copied to the point's {@code logFile}; or if the run is stopping
+     * @throws Exception if it failed otherwise (the JVM did not start, or did not record): the point runs without a cache
      */
-    private void train(Point point, Path workDir, List<String> jvmArgs, Path log) throws Exception {
+    private void train(Point point, Path workDir, Path logFile, List<String> jvmArgs, Path log) throws Exception {
         Path trainingWork = Files.createDirectories(workDir.resolve("aot-training"));
         try {
             runWaitingForLock(options(point, trainingWork, log, jvmArgs, 0, 1, 1), log);
@@ -142,7 +145,16 @@ public final class JmhPointExecutor implements PointExecutor {
             if (children.stopping()) {
                 throw e;
             }
-            throw new IllegalStateException(e.getMessage(), e);
+            String error = ForkReport.readAll(trainingWork).stream().map(ForkReport::error).filter(s -> s != null).findFirst()
+                    .orElse(null);
+            if (error == null) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+            if (Files.exists(log)) {
+                Files.createDirectories(logFile.toAbsolutePath().getParent());
+                Files.copy(log, logFile, StandardCopyOption.REPLACE_EXISTING);
+            }
+            throw new PointFailedException(error + " (in the unmeasured round that records the class cache)", e);
         } finally {
             BenchRunner.deleteRecursively(trainingWork);
         }

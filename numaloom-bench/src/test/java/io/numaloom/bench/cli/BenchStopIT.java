@@ -5,24 +5,18 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -47,10 +41,9 @@ class BenchStopIT {
 
     @BeforeAll
     static void buildTheUsersJar() throws IOException {
-        Path src = Files.createDirectories(build.resolve("src/com/acme"));
-        // Returns at once in the JVM that records the class cache, so that the point reaches its measured JVM; never
-        // returns there (asleep: a busy test machine stays as busy as it was).
-        Files.writeString(src.resolve("StuckWhenMeasured.java"), """
+        // Stuck never returns; StuckWhenMeasured returns at once in the JVM that records the class cache, so that the
+        // point reaches its measured JVM, and never there. Both asleep: a busy test machine stays as busy as it was.
+        userJar = UserJar.build(build, Map.of("Stuck", UserJar.STUCK, "StuckWhenMeasured", """
                 package com.acme;
 
                 import java.lang.management.ManagementFactory;
@@ -70,40 +63,7 @@ class BenchStopIT {
                         }
                     }
                 }
-                """);
-        Files.writeString(src.resolve("Stuck.java"), """
-                package com.acme;
-
-                public class Stuck implements Runnable {
-                    @Override
-                    public void run() {
-                        while (true) {
-                            try {
-                                Thread.sleep(60_000);
-                            } catch (InterruptedException e) {
-                                // stuck: an interrupt does not free it
-                            }
-                        }
-                    }
-                }
-                """);
-        Path classes = Files.createDirectories(build.resolve("classes"));
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        assertNotNull(javac, "a JDK runs the tests");
-        List<String> args = new ArrayList<>(List.of("-d", classes.toString(), "-proc:none"));
-        try (Stream<Path> files = Files.list(src)) {
-            files.map(Path::toString).forEach(args::add);
-        }
-        ByteArrayOutputStream diagnostics = new ByteArrayOutputStream();
-        assertEquals(0, javac.run(null, null, diagnostics, args.toArray(String[]::new)), diagnostics.toString());
-        userJar = build.resolve("app.jar");
-        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(userJar)); Stream<Path> walk = Files.walk(classes)) {
-            for (Path c : walk.filter(Files::isRegularFile).sorted().toList()) {
-                out.putNextEntry(new JarEntry(classes.relativize(c).toString().replace('\\', '/')));
-                Files.copy(c, out);
-                out.closeEntry();
-            }
-        }
+                """));
     }
 
     /** How the bench is stopped. */

@@ -65,6 +65,7 @@ class WorkloadClassTest {
                     @Override public void run() {}
                 }
                 """);
+        Files.writeString(src.resolve("Stuck.java"), UserJar.STUCK);
         Path classes = Files.createDirectories(build.resolve("classes"));
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         assertNotNull(javac, "a JDK runs the tests");
@@ -149,6 +150,52 @@ class WorkloadClassTest {
         expectUsage(out, "--locks: unknown lock 'BOGUS'", "--workload-class", "com.acme.Counter", "--classpath", cp, "--locks", "VNA,BOGUS");
         expectUsage(out, "--threads: not a whole number: 'x'", "--workload-class", "com.acme.Counter", "--classpath", cp, "--threads", "1,x");
         expectUsage(out, "--workload-class needs a value", "--workload-class");
+        try (Stream<Path> left = Files.list(out)) {
+            assertEquals(0, left.count(), "a mistake runs and writes nothing");
+        }
+    }
+
+    @Test
+    void timeoutBoundsARoundOfASectionThatNeverReturns(@TempDir Path out) throws IOException {
+        MainTest.Result r = MainTest.main("bench", "--workload-class", "com.acme.Stuck", "--classpath", jar.toString(),
+                "--locks", "VNA", "--threads", "1", "--virtual", "--quick", "--timeout", "5", "--out", out.toString());
+        assertEquals(3, r.status(), r.err() + r.out());
+        PointResult row = ResultStore.load(out).getFirst();
+        assertTrue(row.error().startsWith("round timed out after 5 s"), row.error());
+        assertTrue(row.error().contains("com.acme.Stuck.run"), "where the thread was: " + row.error());
+        // One round's timeout, the JVM's start and the fork's end on a busy machine; not two rounds, not 60 s. (Unless
+        // the point waited for another JMH run on this machine to end, which it says.)
+        assertTrue(row.seconds() >= 5, "the point took " + row.seconds() + " s");
+        assertTrue(row.seconds() < 40 || r.err().contains("waiting for another JMH run"), "the point took " + row.seconds() + " s");
+        assertTrue(Files.readString(out.resolve("config.json")).contains("\"timeoutSeconds\" : 5"));
+    }
+
+    @Test
+    void aSectionRoundEndsAfterAMinuteUnlessTimeoutSaysOtherwise() {
+        String[] route = {"--workload-class", "com.acme.Counter", "--classpath", jar.toString()};
+        for (var bench : BenchCommand.Args.parse(route).workload().config().activeBenches()) {
+            assertEquals(60, bench.timeoutSeconds(), bench.id());
+        }
+        String[] withTimeout = {"--workload-class", "com.acme.Counter", "--classpath", jar.toString(), "--timeout", "600"};
+        for (var bench : BenchCommand.Args.parse(withTimeout).workload().config().activeBenches()) {
+            assertEquals(600, bench.timeoutSeconds(), bench.id());
+        }
+        assertTrue(BenchCommand.help().contains("--timeout SECONDS"), BenchCommand.help());
+    }
+
+    @Test
+    void aBadTimeoutIsAUsageError(@TempDir Path out) throws IOException {
+        String cp = jar.toString();
+        expectUsage(out, "--timeout: not a whole number: 'soon'", "--workload-class", "com.acme.Counter", "--classpath", cp,
+                "--timeout", "soon");
+        expectUsage(out, "--timeout: must be 1 to 600 seconds, got 0", "--workload-class", "com.acme.Counter", "--classpath", cp,
+                "--timeout", "0");
+        expectUsage(out, "--timeout: must be 1 to 600 seconds, got 601", "--workload-class", "com.acme.Counter", "--classpath", cp,
+                "--timeout", "601");
+        expectUsage(out, "--timeout: must be 1 to 600 seconds, got -5", "--workload-class", "com.acme.Counter", "--classpath", cp,
+                "--timeout", "-5");
+        expectUsage(out, "--timeout needs a value", "--workload-class", "com.acme.Counter", "--classpath", cp, "--timeout");
+        expectUsage(out, "--timeout applies to --workload-class only", "--timeout", "5");
         try (Stream<Path> left = Files.list(out)) {
             assertEquals(0, left.count(), "a mistake runs and writes nothing");
         }
