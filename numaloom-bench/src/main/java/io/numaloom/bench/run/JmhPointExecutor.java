@@ -34,7 +34,7 @@ import java.util.regex.Pattern;
  * ({@link AotCache}). JMH's human-readable output goes to the point's log file.
  *
  * <p>Every JVM it starts goes through a {@link ChildProcesses}, so that a stopped run starts none. A measured JVM
- * halts when this JVM is gone ({@link ForkGuard}).
+ * halts when this JVM is gone, and says when it is ended while its point runs ({@link ForkGuard}).
  *
  * <p>JMH refuses to run while another JMH run on the machine holds its lock file
  * ({@code java.io.tmpdir/jmh.lock}), which keeps measurements from overlapping; this executor then waits,

@@ -66,6 +66,16 @@ class WorkloadClassTest {
                 }
                 """);
         Files.writeString(src.resolve("Stuck.java"), UserJar.STUCK);
+        for (int status : new int[] {0, 3}) {
+            Files.writeString(src.resolve("Exits" + status + ".java"), """
+                    package com.acme;
+                    public class Exits%d implements Runnable {
+                        @Override public void run() {
+                            System.exit(%d);
+                        }
+                    }
+                    """.formatted(status, status));
+        }
         Path classes = Files.createDirectories(build.resolve("classes"));
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         assertNotNull(javac, "a JDK runs the tests");
@@ -198,6 +208,20 @@ class WorkloadClassTest {
         expectUsage(out, "--timeout applies to --workload-class only", "--timeout", "5");
         try (Stream<Path> left = Files.list(out)) {
             assertEquals(0, left.count(), "a mistake runs and writes nothing");
+        }
+    }
+
+    /** JMH says "Benchmark caught the exception" (status 0) or the exit code: the reason names System.exit and its caller. */
+    @Test
+    void aSectionThatExitsTheJvmIsNamed(@TempDir Path out) throws IOException {
+        for (int status : new int[] {0, 3}) {
+            Path dir = out.resolve("exits" + status);
+            MainTest.Result r = MainTest.main("bench", "--workload-class", "com.acme.Exits" + status, "--classpath", jar.toString(),
+                    "--locks", "VNA", "--threads", "1", "--virtual", "--quick", "--out", dir.toString());
+            assertEquals(3, r.status(), r.err() + r.out());
+            PointResult row = ResultStore.load(dir).getFirst();
+            assertTrue(row.error().startsWith("the measured JVM was exited by System.exit(" + status + ") at com.acme.Exits"
+                    + status + ".run(Exits" + status + ".java:4) while its point ran"), row.error());
         }
     }
 
