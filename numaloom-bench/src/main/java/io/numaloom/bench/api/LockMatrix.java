@@ -55,13 +55,19 @@ import java.util.TreeSet;
  *
  * <p>Defaults: locks VNA, UNFAIR_REENTRANT and SYNCHRONIZED ({@link #DEFAULT_LOCKS}); 1, the CPU count and 4 x the CPU count threads; virtual and
  * platform threads (call {@link #virtual()}, {@link #platform()} or both to choose); {@value #DEFAULT_OPERATIONS}
- * operations per round; the bench's warm-up and measured rounds and one fork. A builder: not thread-safe.
+ * operations per round; the bench's warm-up and measured rounds and one fork; a round that takes over
+ * {@value #DEFAULT_TIMEOUT_SECONDS} s fails its point ({@link #timeout(int)}). A builder: not thread-safe.
  */
 public final class LockMatrix {
     /** The locks measured when {@link #locks(String...)} is not called. */
     public static final List<String> DEFAULT_LOCKS = List.of("VNA", "UNFAIR_REENTRANT", "SYNCHRONIZED");
     /** Critical sections per round when {@link #operations(long)} is not called. */
     public static final long DEFAULT_OPERATIONS = 100_000;
+    /**
+     * The longest a round may take, in seconds, when {@link #timeout(int)} is not called: a section that never returns
+     * fails its point in about a minute (the bench's own workloads wait up to 600 s).
+     */
+    public static final int DEFAULT_TIMEOUT_SECONDS = 60;
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -81,6 +87,7 @@ public final class LockMatrix {
     private Integer warmups;
     private Integer rounds;
     private Integer forks;
+    private int timeout = DEFAULT_TIMEOUT_SECONDS;
     private boolean quick;
     private PrintStream progress;
     private Double precision;
@@ -230,6 +237,18 @@ public final class LockMatrix {
     }
 
     /**
+     * The longest one round may take, in seconds (1 to 600; default {@value #DEFAULT_TIMEOUT_SECONDS}): a round still
+     * running then fails its point, its threads' stacks in the reason, and the run goes on with the next point.
+     */
+    public LockMatrix timeout(int seconds) {
+        if (seconds < 1 || seconds > 600) {
+            throw new IllegalArgumentException("timeout: must be 1 to 600 seconds, got " + seconds);
+        }
+        this.timeout = seconds;
+        return this;
+    }
+
+    /**
      * Fresh JVMs per point, for {@link #of(Class)} and {@link #ofClass(String, List)}.
      *
      * @throws IllegalStateException for {@link #of(Runnable)}, which is measured in this JVM
@@ -340,6 +359,7 @@ public final class LockMatrix {
             if (rounds != null) {
                 payload.put("measurementIterations", rounds);
             }
+            payload.put("timeoutSeconds", timeout);
             if (section != null) {
                 payload.put(UserSection.SECTION_FIELD, sectionId);
                 payload.put("startupCache", false); // no JVM is started,

@@ -17,6 +17,7 @@ import io.numaloom.bench.result.PointResult;
 import io.numaloom.bench.result.ResultStore;
 import io.numaloom.bench.result.ResultsDirectory;
 import io.numaloom.bench.run.BenchRunner;
+import io.numaloom.bench.run.ChildProcesses;
 import io.numaloom.bench.run.JmhPointExecutor;
 import io.numaloom.bench.run.PointExecutor;
 import io.numaloom.bench.workloads.UserSection;
@@ -81,6 +82,7 @@ final class BenchCommand {
             String locks = null;
             String threads = null;
             String operations = null;
+            String timeout = null;
             boolean virtual = false;
             boolean platform = false;
             Double precision = null;
@@ -104,6 +106,7 @@ final class BenchCommand {
                     case "--locks" -> locks = Main.optionValue(args, ++i, "--locks");
                     case "--threads" -> threads = Main.optionValue(args, ++i, "--threads");
                     case "--operations" -> operations = Main.optionValue(args, ++i, "--operations");
+                    case "--timeout" -> timeout = Main.optionValue(args, ++i, "--timeout");
                     case "--virtual" -> virtual = true;
                     case "--platform" -> platform = true;
                     default -> {
@@ -125,7 +128,7 @@ final class BenchCommand {
                             + "measures it with a bench of the \"runnable\" workload");
                 }
                 workload = new WorkloadArgs(workloadClass, classpath == null ? "" : classpath, locks, threads, operations,
-                        virtual, platform);
+                        timeout, virtual, platform);
             } else {
                 for (String[] o : new String[][] {{"--classpath", classpath}, {"--locks", locks}, {"--threads", threads},
                         {"--operations", operations}, {"--virtual", virtual ? "" : null}, {"--platform", platform ? "" : null}}) {
@@ -133,6 +136,10 @@ final class BenchCommand {
                         throw new Main.UsageException(o[0] + " applies to --workload-class only (a configuration names its "
                                 + "locks, threads and work itself)");
                     }
+                }
+                if (timeout != null) {
+                    throw new Main.UsageException("--timeout applies to --workload-class only (a configuration sets "
+                            + "\"timeoutSeconds\" in a bench's payload or its defaults)");
                 }
             }
             if (rounds != null && precision != null) {
@@ -213,10 +220,11 @@ final class BenchCommand {
 
     /**
      * {@code --workload-class} and the options that go with it, as given; {@code virtual} and {@code platform} restrict the
-     * thread types (both or neither: both).
+     * thread types (both or neither: both); {@code timeout} is the longest a round may take, in seconds, or null for
+     * {@link LockMatrix#DEFAULT_TIMEOUT_SECONDS}.
      */
     record WorkloadArgs(String className, String classpath, String locks, String threads, String operations,
-                        boolean virtual, boolean platform) {
+                        String timeout, boolean virtual, boolean platform) {
 
         /** The configuration that measures the class: {@link LockMatrix#config()}. */
         BenchConfig config() {
@@ -232,6 +240,10 @@ final class BenchCommand {
                 }
                 if (operations != null) {
                     matrix.operations(number(operations, "--operations"));
+                }
+                if (timeout != null) {
+                    long seconds = number(timeout, "--timeout");
+                    matrix.timeout((int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, seconds)));
                 }
                 if (virtual) {
                     matrix.virtual();
@@ -303,13 +315,21 @@ final class BenchCommand {
         }
         long t0 = System.nanoTime();
         ConsoleProgress progress = new ConsoleProgress(err);
-        PointExecutor pointExecutor = executor != null ? executor : new JmhPointExecutor(progress::notice, BenchRunner.aotCacheDir(outDir));
+        ChildProcesses children = new ChildProcesses();
+        PointExecutor pointExecutor = executor != null ? executor
+                : new JmhPointExecutor(progress::notice, BenchRunner.aotCacheDir(outDir), children);
         BenchRunner.Method method = args.method(args.config() == null && args.workload() == null ? DEFAULT_BUDGET : null);
         BenchRunner runner = new BenchRunner(config, outDir, args.resume(), pointExecutor, progress).withMethod(method);
         progress.notice(describe(method));
+        // Ctrl-C, SIGTERM: no point starts, no JVM starts, every JVM of the run ends (ChildProcesses#stop), then the
+        // run is reported and cleaned up.
         Thread reaper = new Thread(() -> {
             runner.stop();
-            stopMeasuredJvms();
+            List<ProcessHandle> left = children.stop();
+            if (!left.isEmpty()) {
+                err.println("numaloom bench: could not end " + left.stream().map(p -> Long.toString(p.pid())).toList()
+                        + " within " + ChildProcesses.STOP_BOUND_SECONDS + " s");
+            }
             String stopped = runner.abandon();
             if (stopped != null) {
                 progress.close();
@@ -478,17 +498,13 @@ final class BenchCommand {
         }
     }
 
-    /** Ends the measured JVMs this process forked (JMH forks), so that Ctrl-C leaves nothing running. */
-    private static void stopMeasuredJvms() {
-        ProcessHandle.current().descendants().forEach(ProcessHandle::destroy);
-    }
-
     static String help() {
         StringBuilder sb = new StringBuilder("""
                 Usage: ./numaloom bench [--config FILE] [--quick] [--out DIR] [--resume] [--dry-run]
                                         [--precision P] [--rounds N] [--budget TIME] [--seed N]
                        ./numaloom bench --workload-class CLASS --classpath JARS [--locks L1,L2] [--threads N1,N2]
-                                        [--operations N] [--virtual] [--platform] [--quick] [--out DIR]
+                                        [--operations N] [--timeout SECONDS] [--virtual] [--platform]
+                                        [--quick] [--out DIR]
                                         [--resume] [--dry-run]
 
                 Runs every point (bench x thread count x lock) of a configuration, each in fresh JMH-forked
@@ -544,6 +560,10 @@ final class BenchCommand {
                                  other thread counts
                   --operations N critical sections per round over all threads (default 100000; raise it
                                  when a round takes less than about 100 ms, the "time ms" column)
+                  --timeout SECONDS
+                                 the longest one round may take before its point fails, 1 to 600
+                                 (default {timeout}): a section that never returns fails its point after
+                                 about that long (the reason shows where its threads were)
                   --virtual      on virtual threads only (half the points)
                   --platform     on platform threads only; with --virtual, or with neither: both
                   The same from Java: io.numaloom.bench.api.LockMatrix (see README.md).
@@ -560,7 +580,7 @@ final class BenchCommand {
 
                 Payload fields of every workload:
                   locks (array of {"name": ...}, required): the locks to compare; known:
-                """);
+                """.replace("{timeout}", Integer.toString(LockMatrix.DEFAULT_TIMEOUT_SECONDS)));
         sb.append("      ").append(String.join(", ", Mutex.names())).append('\n');
         sb.append("      keyed workload only: ").append(String.join(", ", KeyedSchemes.names())).append('\n');
         sb.append("      falseSharing workload only (counter layouts): ")

@@ -30,14 +30,21 @@ import java.util.function.Consumer;
  * JIT compiles the measured code from the measured JVM's own profiles, as without the cache, and no point
  * inherits the profile of the point that trained it.
  *
- * <p>A cache that cannot be made (a JVM without the feature, a failed training run, directories on the class path
- * as when run from an IDE's build output rather than the bench jar) leaves the points of those arguments to start
- * without one, and the run says so once. Arguments that already choose a class-data archive
- * ({@code -XX:AOT...}, {@code -XX:SharedArchiveFile}, {@code -Xshare}, {@code -XX:±AutoCreateSharedArchive}) are
- * left as they are. The caches live in one directory of the run, which the run deletes when it ends.
+ * <p>A cache that cannot be made (a JVM without the feature, a training JVM that fails to start or record, directories
+ * on the class path as when run from an IDE's build output rather than the bench jar) leaves the points of those
+ * arguments to start without one, and the run says so once. A training run in which the point itself fails (its
+ * report names the error: an exception, a failed check, a round's timeout) fails the point at once: its measured JVMs
+ * would fail the same way, a section that never returns after another whole timeout. Arguments that already choose
+ * a class-data archive ({@code -XX:AOT...}, {@code -XX:SharedArchiveFile}, {@code -Xshare},
+ * {@code -XX:±AutoCreateSharedArchive}) are left as they are. The caches live in one directory of the run, which the
+ * run deletes when it ends.
  */
 final class AotCache {
-    /** Runs the training JVM: one round of a point, in a JVM started with {@code jvmArgs}, its output in {@code log}. */
+    /**
+     * Runs the training JVM: one round of a point, in a JVM started with {@code jvmArgs}, its output in {@code log}. A
+     * {@link PointExecutor.PointFailedException} ends the point (the point itself failed in it, or the run is
+     * stopping); any other exception leaves the point to start without a cache.
+     */
     @FunctionalInterface
     interface Training {
         void run(List<String> jvmArgs, Path log) throws Exception;
@@ -52,6 +59,7 @@ final class AotCache {
     private final String java;
     private final String classPath;
     private final Consumer<String> notices;
+    private final ChildProcesses children;
     private final Set<String> failed = new HashSet<>();
     private final List<String> directories;
 
@@ -62,25 +70,34 @@ final class AotCache {
      * @param notices   where to say that a cache could not be made
      */
     AotCache(Path dir, String java, String classPath, Consumer<String> notices) {
+        this(dir, java, classPath, notices, new ChildProcesses());
+    }
+
+    /** @param children what starts the JVM that writes a cache, and refuses to once the run is stopping */
+    AotCache(Path dir, String java, String classPath, Consumer<String> notices, ChildProcesses children) {
         this.dir = dir;
         this.java = java;
         this.classPath = classPath;
         this.notices = notices;
+        this.children = children;
         this.directories = Arrays.stream(classPath.split(File.pathSeparator)).filter(e -> Files.isDirectory(Path.of(e))).toList();
     }
 
     /** A cache for the JVMs of this JVM's launcher and class path, as JMH forks them. */
-    static AotCache forForksOfThisJvm(Path dir, Consumer<String> notices) {
+    static AotCache forForksOfThisJvm(Path dir, Consumer<String> notices, ChildProcesses children) {
         return new AotCache(dir, Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                System.getProperty("java.class.path"), notices);
+                System.getProperty("java.class.path"), notices, children);
     }
 
     /**
      * The arguments to start a measured JVM with: {@code jvmArgs} and the cache made for them, training and
      * writing it first if this is the first point that needs it; {@code jvmArgs} alone when they choose their own
      * archive or the cache could not be made.
+     *
+     * @throws PointExecutor.PointFailedException if the training ended the point ({@link Training}), or the run is
+     *         stopping
      */
-    List<String> jvmArgs(List<String> jvmArgs, Training training) throws InterruptedException {
+    List<String> jvmArgs(List<String> jvmArgs, Training training) throws InterruptedException, PointExecutor.PointFailedException {
         if (choosesArchive(jvmArgs)) {
             return jvmArgs;
         }
@@ -102,7 +119,8 @@ final class AotCache {
     }
 
     /** Trains and writes the cache of these arguments; false (and one notice) if it cannot be made. */
-    private boolean make(List<String> jvmArgs, String key, Path cache, Training training) throws InterruptedException {
+    private boolean make(List<String> jvmArgs, String key, Path cache, Training training)
+            throws InterruptedException, PointExecutor.PointFailedException {
         if (!directories.isEmpty()) {
             return cannotMake("the class path holds directories, which a class cache cannot hold: " + String.join(", ", directories));
         }
@@ -115,6 +133,7 @@ final class AotCache {
             record.addAll(NO_PROFILES);
             record.add("-XX:AOTMode=record");
             record.add("-XX:AOTConfiguration=" + configuration.toAbsolutePath());
+            record.add(errorFile());
             training.run(List.copyOf(record), trainingLog);
             if (!Files.isRegularFile(configuration)) {
                 return cannotMake("the training JVM wrote no " + configuration.getFileName() + " (log: " + trainingLog + ")");
@@ -126,15 +145,18 @@ final class AotCache {
             }
             Files.deleteIfExists(configuration);
             return true;
-        } catch (InterruptedException e) {
+        } catch (InterruptedException | PointExecutor.PointFailedException e) {
             throw e;
+        } catch (ChildProcesses.StoppingException e) {
+            throw new PointExecutor.PointFailedException(e.getMessage(), e);
         } catch (Exception e) {
             return cannotMake(e.getMessage() != null ? e.getMessage().lines().findFirst().orElse("") : e.toString());
         }
     }
 
     /** Runs the JVM that writes the cache; its exit code, or -1 if it timed out. */
-    private int create(List<String> jvmArgs, Path configuration, Path cache, Path log) throws IOException, InterruptedException {
+    private int create(List<String> jvmArgs, Path configuration, Path cache, Path log)
+            throws IOException, InterruptedException, ChildProcesses.StoppingException {
         List<String> command = new ArrayList<>();
         command.add(java);
         command.addAll(jvmArgs);
@@ -142,9 +164,10 @@ final class AotCache {
         command.add("-XX:AOTMode=create");
         command.add("-XX:AOTConfiguration=" + configuration.toAbsolutePath());
         command.add("-XX:AOTCache=" + cache.toAbsolutePath());
+        command.add(errorFile());
         command.add("-cp");
         command.add(classPath);
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = children.start(new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()));
         try {
             if (!p.waitFor(CREATE_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
@@ -156,6 +179,14 @@ final class AotCache {
                 p.destroyForcibly();
             }
         }
+    }
+
+    /**
+     * Where the recording and writing JVMs put a crash report: with the caches, in the run's work directory, not in the
+     * directory the bench was started from. JDK 25's cache writer has crashed when a stop's SIGTERM reached it.
+     */
+    private String errorFile() {
+        return "-XX:ErrorFile=" + dir.toAbsolutePath().resolve("hs_err_pid%p.log");
     }
 
     private boolean cannotMake(String why) {

@@ -18,6 +18,7 @@ import org.openjdk.jmh.runner.options.VerboseMode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -32,6 +33,9 @@ import java.util.regex.Pattern;
  * ({@link BenchDefinition#measuredJvmArgs()}), started from a class cache where the bench asks for one
  * ({@link AotCache}). JMH's human-readable output goes to the point's log file.
  *
+ * <p>Every JVM it starts goes through a {@link ChildProcesses}, so that a stopped run starts none. A measured JVM
+ * halts when this JVM is gone, and says when it is ended while its point runs ({@link ForkGuard}).
+ *
  * <p>JMH refuses to run while another JMH run on the machine holds its lock file
  * ({@code java.io.tmpdir/jmh.lock}), which keeps measurements from overlapping; this executor then waits,
  * up to {@link #LOCK_WAIT_SECONDS}, and says so. ({@code -Djmh.ignoreLock=true} on the bench JVM, e.g.
@@ -42,6 +46,7 @@ public final class JmhPointExecutor implements PointExecutor {
     static final int LOCK_WAIT_SECONDS = 600;
 
     private final Consumer<String> notices;
+    private final ChildProcesses children;
     private final AotCache aotCache;
     /** Whether the points run in this JVM (JMH's forks 0) rather than in forked ones. */
     private final boolean inThisJvm;
@@ -61,12 +66,23 @@ public final class JmhPointExecutor implements PointExecutor {
      *                 {@code startupCache}); null for none
      */
     public JmhPointExecutor(Consumer<String> notices, Path aotCache) {
-        this(notices, aotCache, false);
+        this(notices, aotCache, new ChildProcesses());
     }
 
-    private JmhPointExecutor(Consumer<String> notices, Path aotCache, boolean inThisJvm) {
+    /**
+     * @param notices  where to say that the run waits for another JMH run, or that a class cache could not be made
+     * @param aotCache where the measured JVMs' class caches go ({@link AotCache}, for the benches with
+     *                 {@code startupCache}); null for none
+     * @param children what starts the JVMs, and refuses to once the run is stopping ({@link ChildProcesses#stop()})
+     */
+    public JmhPointExecutor(Consumer<String> notices, Path aotCache, ChildProcesses children) {
+        this(notices, aotCache, false, children);
+    }
+
+    private JmhPointExecutor(Consumer<String> notices, Path aotCache, boolean inThisJvm, ChildProcesses children) {
         this.notices = notices;
-        this.aotCache = aotCache == null ? null : AotCache.forForksOfThisJvm(aotCache, notices);
+        this.children = children;
+        this.aotCache = aotCache == null ? null : AotCache.forForksOfThisJvm(aotCache, notices, children);
         this.inThisJvm = inThisJvm;
     }
 
@@ -78,7 +94,7 @@ public final class JmhPointExecutor implements PointExecutor {
      * locks before each point.
      */
     public static JmhPointExecutor inThisJvm(Consumer<String> notices) {
-        return new JmhPointExecutor(notices, null, true);
+        return new JmhPointExecutor(notices, null, true, new ChildProcesses());
     }
 
     /** Every CPU busy, as during a contended point, for {@link MachineStalls#PROBE}. */
@@ -92,7 +108,7 @@ public final class JmhPointExecutor implements PointExecutor {
         BenchDefinition b = point.bench();
         List<String> jvmArgs = b.measuredJvmArgs();
         if (aotCache != null && b.startupCache()) {
-            jvmArgs = aotCache.jvmArgs(jvmArgs, (recordArgs, trainingLog) -> train(point, workDir, recordArgs, trainingLog));
+            jvmArgs = aotCache.jvmArgs(jvmArgs, (recordArgs, trainingLog) -> train(point, workDir, logFile, recordArgs, trainingLog));
         }
         Options options = options(point, workDir, logFile, jvmArgs, b.warmupIterations(), b.measurementIterations(), b.forks());
         Collection<RunResult> results = runWaitingForLock(options, logFile);
@@ -113,11 +129,32 @@ public final class JmhPointExecutor implements PointExecutor {
         }
     }
 
-    /** One unmeasured round of the point in one JVM of {@code jvmArgs}, which records the classes it loads. */
-    private void train(Point point, Path workDir, List<String> jvmArgs, Path log) throws Exception {
+    /**
+     * One unmeasured round of the point in one JVM of {@code jvmArgs}, which records the classes it loads.
+     *
+     * @throws PointFailedException if the point itself failed in it (its report names an error: the measured JVMs would
+     *         meet it too, after as long again, a round's timeout for a section that never returns), its log then
+     *         copied to the point's {@code logFile}; or if the run is stopping
+     * @throws Exception if it failed otherwise (the JVM did not start, or did not record): the point runs without a cache
+     */
+    private void train(Point point, Path workDir, Path logFile, List<String> jvmArgs, Path log) throws Exception {
         Path trainingWork = Files.createDirectories(workDir.resolve("aot-training"));
         try {
             runWaitingForLock(options(point, trainingWork, log, jvmArgs, 0, 1, 1), log);
+        } catch (PointFailedException e) {
+            if (children.stopping()) {
+                throw e;
+            }
+            String error = ForkReport.readAll(trainingWork).stream().map(ForkReport::error).filter(s -> s != null).findFirst()
+                    .orElse(null);
+            if (error == null) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+            if (Files.exists(log)) {
+                Files.createDirectories(logFile.toAbsolutePath().getParent());
+                Files.copy(log, logFile, StandardCopyOption.REPLACE_EXISTING);
+            }
+            throw new PointFailedException(error + " (in the unmeasured round that records the class cache)", e);
         } finally {
             BenchRunner.deleteRecursively(trainingWork);
         }
@@ -125,8 +162,8 @@ public final class JmhPointExecutor implements PointExecutor {
 
     private Options options(Point point, Path workDir, Path logFile, List<String> jvmArgs,
                                    int warmupIterations, int measurementIterations, int forks) {
-        return new OptionsBuilder()
-                .include("^" + PointBenchmark.class.getName().replace(".", "\\.") + "\\.round$")
+        OptionsBuilder options = new OptionsBuilder();
+        options.include("^" + PointBenchmark.class.getName().replace(".", "\\.") + "\\.round$")
                 .param("point", point.spec(workDir.toAbsolutePath().toString()).encode())
                 .mode(Mode.SingleShotTime)
                 .timeUnit(TimeUnit.MILLISECONDS)
@@ -141,8 +178,12 @@ public final class JmhPointExecutor implements PointExecutor {
                 .shouldFailOnError(true)
                 .shouldDoGC(false)
                 .verbosity(VerboseMode.NORMAL)
-                .output(logFile.toAbsolutePath().toString())
-                .build();
+                .output(logFile.toAbsolutePath().toString());
+        if (!inThisJvm) {
+            // The forked JVM halts when this one is gone (ForkGuard): not an argument of the cache's key.
+            options.jvmArgsAppend("-D" + ForkGuard.PARENT_PROPERTY + "=" + ProcessHandle.current().pid());
+        }
+        return options.build();
     }
 
     private Collection<RunResult> runWaitingForLock(Options options, Path logFile)
@@ -151,7 +192,9 @@ public final class JmhPointExecutor implements PointExecutor {
         boolean told = false;
         while (true) {
             try {
-                return new Runner(options).run();
+                return children.run(() -> new Runner(options).run());
+            } catch (ChildProcesses.StoppingException e) {
+                throw new PointFailedException(e.getMessage(), e);
             } catch (RunnerException e) {
                 boolean locked = String.valueOf(e.getMessage()).contains("JMH lock");
                 if (!locked || System.nanoTime() > deadline) {

@@ -87,10 +87,14 @@ public class PointBenchmark {
     private Long retained;
     /** The first failure of this fork; a later report keeps it. */
     private String error;
+    /** In a forked JVM, what reports this JVM's end while the point runs ({@link ForkGuard}); null elsewhere. */
+    private ForkGuard guard;
 
     @Setup(Level.Trial)
     public void setUpTrial() {
         spec = PointSpec.decode(point);
+        // Before the workload is made: a user's class may end the JVM from its constructor or static initialiser.
+        guard = ForkGuard.install(ended -> report(new IllegalStateException(ended))).orElse(null);
         guarded(() -> {
             WorkloadKind kind = WorkloadKind.byJsonName(spec.workload()).orElseThrow(
                     () -> new IllegalArgumentException("unknown workload " + spec.workload()));
@@ -172,6 +176,9 @@ public class PointBenchmark {
             footprint = null;
         }
         report(null);
+        if (guard != null) {
+            guard.close();
+        }
         if (placement != null) {
             placement.close();
         }
@@ -187,7 +194,8 @@ public class PointBenchmark {
         }
     }
 
-    private void report(Throwable failure) {
+    /** Writes this fork's report; also from {@link ForkGuard}'s shutdown hook, hence synchronized. */
+    private synchronized void report(Throwable failure) {
         if (failure != null && error == null) {
             Throwable root = failure;
             while (root.getCause() != null && root.getCause() != root) {

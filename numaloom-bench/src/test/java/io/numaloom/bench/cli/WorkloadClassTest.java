@@ -65,6 +65,17 @@ class WorkloadClassTest {
                     @Override public void run() {}
                 }
                 """);
+        Files.writeString(src.resolve("Stuck.java"), UserJar.STUCK);
+        for (int status : new int[] {0, 3}) {
+            Files.writeString(src.resolve("Exits" + status + ".java"), """
+                    package com.acme;
+                    public class Exits%d implements Runnable {
+                        @Override public void run() {
+                            System.exit(%d);
+                        }
+                    }
+                    """.formatted(status, status));
+        }
         Path classes = Files.createDirectories(build.resolve("classes"));
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         assertNotNull(javac, "a JDK runs the tests");
@@ -151,6 +162,66 @@ class WorkloadClassTest {
         expectUsage(out, "--workload-class needs a value", "--workload-class");
         try (Stream<Path> left = Files.list(out)) {
             assertEquals(0, left.count(), "a mistake runs and writes nothing");
+        }
+    }
+
+    @Test
+    void timeoutBoundsARoundOfASectionThatNeverReturns(@TempDir Path out) throws IOException {
+        MainTest.Result r = MainTest.main("bench", "--workload-class", "com.acme.Stuck", "--classpath", jar.toString(),
+                "--locks", "VNA", "--threads", "1", "--virtual", "--quick", "--timeout", "5", "--out", out.toString());
+        assertEquals(3, r.status(), r.err() + r.out());
+        PointResult row = ResultStore.load(out).getFirst();
+        assertTrue(row.error().startsWith("round timed out after 5 s"), row.error());
+        assertTrue(row.error().contains("com.acme.Stuck.run"), "where the thread was: " + row.error());
+        // One round's timeout, the JVM's start and the fork's end on a busy machine; not two rounds, not 60 s. (Unless
+        // the point waited for another JMH run on this machine to end, which it says.)
+        assertTrue(row.seconds() >= 5, "the point took " + row.seconds() + " s");
+        assertTrue(row.seconds() < 40 || r.err().contains("waiting for another JMH run"), "the point took " + row.seconds() + " s");
+        assertTrue(Files.readString(out.resolve("config.json")).contains("\"timeoutSeconds\" : 5"));
+    }
+
+    @Test
+    void aSectionRoundEndsAfterAMinuteUnlessTimeoutSaysOtherwise() {
+        String[] route = {"--workload-class", "com.acme.Counter", "--classpath", jar.toString()};
+        for (var bench : BenchCommand.Args.parse(route).workload().config().activeBenches()) {
+            assertEquals(60, bench.timeoutSeconds(), bench.id());
+        }
+        String[] withTimeout = {"--workload-class", "com.acme.Counter", "--classpath", jar.toString(), "--timeout", "600"};
+        for (var bench : BenchCommand.Args.parse(withTimeout).workload().config().activeBenches()) {
+            assertEquals(600, bench.timeoutSeconds(), bench.id());
+        }
+        assertTrue(BenchCommand.help().contains("--timeout SECONDS"), BenchCommand.help());
+    }
+
+    @Test
+    void aBadTimeoutIsAUsageError(@TempDir Path out) throws IOException {
+        String cp = jar.toString();
+        expectUsage(out, "--timeout: not a whole number: 'soon'", "--workload-class", "com.acme.Counter", "--classpath", cp,
+                "--timeout", "soon");
+        expectUsage(out, "--timeout: must be 1 to 600 seconds, got 0", "--workload-class", "com.acme.Counter", "--classpath", cp,
+                "--timeout", "0");
+        expectUsage(out, "--timeout: must be 1 to 600 seconds, got 601", "--workload-class", "com.acme.Counter", "--classpath", cp,
+                "--timeout", "601");
+        expectUsage(out, "--timeout: must be 1 to 600 seconds, got -5", "--workload-class", "com.acme.Counter", "--classpath", cp,
+                "--timeout", "-5");
+        expectUsage(out, "--timeout needs a value", "--workload-class", "com.acme.Counter", "--classpath", cp, "--timeout");
+        expectUsage(out, "--timeout applies to --workload-class only", "--timeout", "5");
+        try (Stream<Path> left = Files.list(out)) {
+            assertEquals(0, left.count(), "a mistake runs and writes nothing");
+        }
+    }
+
+    /** JMH says "Benchmark caught the exception" (status 0) or the exit code: the reason names System.exit and its caller. */
+    @Test
+    void aSectionThatExitsTheJvmIsNamed(@TempDir Path out) throws IOException {
+        for (int status : new int[] {0, 3}) {
+            Path dir = out.resolve("exits" + status);
+            MainTest.Result r = MainTest.main("bench", "--workload-class", "com.acme.Exits" + status, "--classpath", jar.toString(),
+                    "--locks", "VNA", "--threads", "1", "--virtual", "--quick", "--out", dir.toString());
+            assertEquals(3, r.status(), r.err() + r.out());
+            PointResult row = ResultStore.load(dir).getFirst();
+            assertTrue(row.error().startsWith("the measured JVM was exited by System.exit(" + status + ") at com.acme.Exits"
+                    + status + ".run(Exits" + status + ".java:4) while its point ran"), row.error());
         }
     }
 
