@@ -115,10 +115,10 @@ class BenchStopIT {
 
     /**
      * A measured JVM (from the class cache, and not one that records or writes it) in the section: JMH has begun its
-     * first round, which the run's log of the point says.
+     * first iteration, which the log of the point's first round says.
      */
     private static boolean measuredJvmInTheSection(Run run) {
-        Path log = run.out().resolve("logs").resolve("stop_VNA_1.log");
+        Path log = run.out().resolve("logs").resolve("stop_VNA_1.round-1.log");
         try {
             return run.seen(a -> a.stream().anyMatch(s -> s.startsWith("-XX:AOTCache=")) && a.stream().noneMatch(s -> s.startsWith("-XX:AOTMode=")))
                     && Files.exists(log) && Files.readString(log).contains("Warmup Iteration   1:");
