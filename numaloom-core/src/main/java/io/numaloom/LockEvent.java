@@ -61,7 +61,7 @@ abstract class LockEvent extends Event {
     private static int keyHash(ConditionLock lock) {
         try {
             return lock.reportedKeyHash();
-        } catch (RuntimeException | StackOverflowError e) {
+        } catch (RuntimeException | Error e) { // an Error too: a condition waiter's re-acquisition may not fail
             return 0;
         }
     }
