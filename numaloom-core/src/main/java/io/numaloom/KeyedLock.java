@@ -1816,7 +1816,7 @@ public final class KeyedLock<K> {
 
         @Override
         void reacquire(int saved, VnaCondition.Waiter waiter) {
-            Record r = (Record) waiter.keyRecord; // bound: our pin kept it
+            Record r = pinnedRecord(waiter); // bound: our pin kept it
             try {
                 r.reacquire(saved, waiter);
             } finally {
@@ -1837,13 +1837,18 @@ public final class KeyedLock<K> {
          */
         @Override
         boolean deferWake(VnaCondition.Waiter waiter, boolean wake) {
-            return ((Record) waiter.keyRecord).deferWake(waiter, wake);
+            return pinnedRecord(waiter).deferWake(waiter, wake);
         }
 
         /** The waiter's record, which it pins until it re-acquires, wakes it. */
         @Override
         void wakeAtRelease(VnaCondition.Waiter waiter) {
-            ((Record) waiter.keyRecord).wakeAtRelease(waiter);
+            pinnedRecord(waiter).wakeAtRelease(waiter);
+        }
+
+        /** The key's record that {@code waiter}'s wait pinned ({@link #releaseFully}). */
+        private static Record pinnedRecord(VnaCondition.Waiter waiter) {
+            return (Record) waiter.keyRecord;
         }
 
         /** The key's record keeps it; awaiting inflates the key anyway ({@link #releaseFully}). */

@@ -470,46 +470,36 @@ public final class BenchRunner {
         long groupSeed = method.seed() ^ (bench.id() + "/" + group.getFirst().threads()).hashCode() * 0x9E3779B97F4A7C15L;
         RoundPlan plan = new RoundPlan(locks, reference, groupSeed, method.pilot(), method.precision(),
                 method.capFor(bench), share == null ? Duration.ofDays(365) : share);
-        Map<String, Point> measured = new LinkedHashMap<>();
-        Map<String, String> failures = new LinkedHashMap<>();
-        Map<String, List<List<Double>>> forkTimes = new LinkedHashMap<>();
-        Map<String, List<ForkReport>> forkReports = new LinkedHashMap<>();
-        Map<String, Instant> started = new LinkedHashMap<>();
-        Map<String, Double> seconds = new LinkedHashMap<>();
+        Map<String, LockForks> forks = new LinkedHashMap<>();
         for (Point p : group) {
-            forkTimes.put(p.lock(), new ArrayList<>());
-            forkReports.put(p.lock(), new ArrayList<>());
-            seconds.put(p.lock(), 0.0);
-            String problem = measuredPoint(p, store, measured);
-            if (problem != null) {
-                failures.put(p.lock(), problem);
-            }
+            forks.put(p.lock(), new LockForks(p, store));
         }
         long groupStart = System.nanoTime();
         for (int round = 0; plan.wantsAnotherRound(Duration.ofNanos(System.nanoTime() - groupStart)); round++) {
             long roundStart = System.nanoTime();
             Map<String, Double> means = new LinkedHashMap<>();
-            listener.roundStarted(bench.id() + " x" + group.getFirst().threads(), round + 1,
-                    plan.planned() == 0 || plan.planned() == Integer.MAX_VALUE ? 0 : Math.min(plan.planned(), method.capFor(bench)));
+            listener.roundStarted(bench.id() + " x" + group.getFirst().threads(), round + 1, plan.plannedKnown());
             for (String lock : plan.order(round)) {
-                if (failures.containsKey(lock)) {
+                LockForks f = forks.get(lock);
+                if (f.failure != null) {
                     continue;
                 }
-                Point point = measured.get(lock);
                 Duration elapsed = Duration.ofNanos(System.nanoTime() - runStartNanos);
-                listener.pointStarted(point, ordinalBefore + locks.indexOf(lock) + 1, pointCount, elapsed, null);
-                started.putIfAbsent(lock, Instant.now());
+                listener.pointStarted(f.point, ordinalBefore + locks.indexOf(lock) + 1, pointCount, elapsed, null);
+                if (f.started == null) {
+                    f.started = Instant.now();
+                }
                 long t0 = System.nanoTime();
-                Path work = out.resolve("work").resolve(point.fileStem());
-                Path log = roundLog(point, round);
+                Path work = out.resolve("work").resolve(f.point.fileStem());
+                Path log = roundLog(f.point, round);
                 deleteRecursively(work);
                 Files.createDirectories(work);
                 Files.createDirectories(log.getParent());
                 try {
-                    Point oneFork = new Point(point.bench().withForks(1), point.lock(), point.threads());
+                    Point oneFork = new Point(f.point.bench().withForks(1), lock, f.point.threads());
                     PointExecutor.Measurement m = executor.measure(oneFork, work, log);
-                    forkTimes.get(lock).addAll(m.forkRoundTimesMs());
-                    forkReports.get(lock).addAll(m.forkReports());
+                    f.times.addAll(m.forkRoundTimesMs());
+                    f.reports.addAll(m.forkReports());
                     double mean = forkMean(m);
                     if (Double.isFinite(mean)) {
                         means.put(lock, mean);
@@ -517,42 +507,49 @@ public final class BenchRunner {
                 } catch (PointExecutor.PointFailedException e) {
                     List<ForkReport> reports = ForkReport.readAll(work);
                     String reason = reports.stream().map(ForkReport::error).filter(r -> r != null).findFirst().orElse(e.getMessage());
-                    failures.put(lock, reason + (Files.exists(log) ? " (log: " + pointLog(point) + ")" : "")
-                            + (round > 0 ? " in round " + (round + 1) : ""));
+                    f.failure = reason + (Files.exists(log) ? " (log: " + pointLog(f.point) + ")" : "")
+                            + (round > 0 ? " in round " + (round + 1) : "");
                 }
                 deleteRecursively(work);
-                seconds.merge(lock, seconds(t0), Double::sum);
-                if (stopped() || failures.containsKey(lock) && stopRequested.await(stopGrace.toMillis(), TimeUnit.MILLISECONDS)) {
+                f.seconds += seconds(t0);
+                if (stopped() || f.failure != null && stopRequested.await(stopGrace.toMillis(), TimeUnit.MILLISECONDS)) {
                     return null; // cut short by the stop: --resume measures the group again
                 }
             }
             plan.recordRound(means, Duration.ofNanos(System.nanoTime() - roundStart));
         }
-        for (Point p : group) {
-            joinRoundLogs(p, plan.rounds());
-        }
-        String stop = switch (plan.stop()) {
-            case PRECISION -> "precision";
-            case BUDGET -> "budget";
-            case MAX_ROUNDS -> "max-rounds";
-        };
         List<PointResult> rows = new ArrayList<>();
         for (Point p : group) {
-            String lock = p.lock();
-            Instant at = started.getOrDefault(lock, Instant.now());
-            PointResult row;
-            if (failures.containsKey(lock)) {
-                row = PointResult.failed(p, failures.get(lock), at, seconds.get(lock));
-            } else {
-                row = PointResult.measured(p, forkTimes.get(lock), forkReports.get(lock), at, seconds.get(lock));
-            }
+            joinRoundLogs(p, plan.rounds());
+            LockForks f = forks.get(p.lock());
+            Instant at = f.started != null ? f.started : Instant.now();
+            PointResult row = f.failure != null ? PointResult.failed(p, f.failure, at, f.seconds)
+                    : PointResult.measured(p, f.times, f.reports, at, f.seconds);
             List<Double> series = new ArrayList<>();
-            for (double v : plan.series(lock)) {
+            for (double v : plan.series(p.lock())) {
                 series.add(Double.isFinite(v) ? v : null);
             }
-            rows.add(row.withRounds(series, stop, method.pilot()));
+            rows.add(row.withRounds(series, plan.stop().label(), method.pilot()));
         }
         return rows;
+    }
+
+    /** What one lock of a group has gathered over its rounds. */
+    private static final class LockForks {
+        /** The point as measured ({@link #measuredPoint}). */
+        final Point point;
+        final List<List<Double>> times = new ArrayList<>();
+        final List<ForkReport> reports = new ArrayList<>();
+        /** Why the lock failed (it then runs no more rounds), or null. */
+        String failure;
+        Instant started;
+        double seconds;
+
+        LockForks(Point p, ResultStore store) {
+            Point[] measured = new Point[1];
+            this.failure = measuredPoint(p, store, measured);
+            this.point = measured[0];
+        }
     }
 
     /** The log of a point: its rounds' logs, one after another. */
@@ -583,22 +580,22 @@ public final class BenchRunner {
     /**
      * The point a lock of a group is measured as: itself, or, for a server load level with {@code saturationFrom}, the
      * point offered a percent of the rate unfair ReentrantLock reached in the closed-loop bench it names (listed
-     * earlier, so measured already), whatever lock it measures. Puts it into {@code measured}; returns why it cannot
+     * earlier, so measured already), whatever lock it measures. Puts it into {@code measured[0]}; returns why it cannot
      * be measured, or null.
      */
-    private static String measuredPoint(Point point, ResultStore store, Map<String, Point> measured) {
+    private static String measuredPoint(Point point, ResultStore store, Point[] measured) {
         String from = point.bench().settings().values().path(LoopbackServer.SATURATION_FROM).asText("");
         PointResult reference = from.isEmpty() ? null : store.find(Point.key(from, LoopbackServer.SATURATION_LOCK, point.threads()))
                 .filter(PointResult::ok).orElse(null);
-        measured.put(point.lock(), point);
+        measured[0] = point;
         if (!from.isEmpty() && reference == null) {
             return point.bench().id() + ": " + LoopbackServer.SATURATION_FROM + " '" + from + "' has no "
                     + "measured " + LoopbackServer.SATURATION_LOCK + " point at " + point.threads() + " threads in this run "
                     + "(it failed, or the run was resumed after it was removed)";
         }
         if (reference != null) {
-            measured.put(point.lock(), new Point(point.bench().withSetting(LoopbackServer.SATURATION_PER_SECOND,
-                    Math.max(1L, Math.round(reference.opsPerMs() * 1000))), point.lock(), point.threads()));
+            measured[0] = new Point(point.bench().withSetting(LoopbackServer.SATURATION_PER_SECOND,
+                    Math.max(1L, Math.round(reference.opsPerMs() * 1000))), point.lock(), point.threads());
         }
         return null;
     }

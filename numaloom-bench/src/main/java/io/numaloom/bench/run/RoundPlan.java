@@ -42,7 +42,12 @@ public final class RoundPlan {
         /** The next round would not have fitted in the group's time budget. */
         BUDGET,
         /** It reached the largest number of rounds allowed. */
-        MAX_ROUNDS
+        MAX_ROUNDS;
+
+        /** The name in {@code results.csv}'s {@code roundsStop}: {@code precision}, {@code budget}, {@code max-rounds}. */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
     }
 
     private final List<String> locks;
@@ -164,6 +169,11 @@ public final class RoundPlan {
     /** The rounds the pilot planned (0 before the pilot has run; {@code Integer.MAX_VALUE} if it could not plan). */
     public int planned() {
         return planned;
+    }
+
+    /** The rounds the pilot planned, capped at {@code maxRounds}, or 0 while unknown (before the pilot, or unplanned). */
+    public int plannedKnown() {
+        return planned == 0 || planned == Integer.MAX_VALUE ? 0 : Math.min(planned, maxRounds);
     }
 
     /** Each round's fork mean of {@code lock}, NaN where its fork failed. */
