@@ -79,6 +79,7 @@ public final class LockMatrix {
     private final List<Path> classpath;
     private String name;
     private Runnable outside;
+    private String outsideMethod = "";
     private List<String> locks = DEFAULT_LOCKS;
     private List<Integer> threads;
     private boolean virtual;
@@ -202,10 +203,30 @@ public final class LockMatrix {
      */
     public LockMatrix outside(Runnable work) {
         if (section == null) {
-            throw new IllegalStateException("outside: only LockMatrix.of(Runnable) takes work outside the lock; a class measured "
-                    + "in fresh JVMs does its outside work in its own run() before it takes a lock of its own, or not at all");
+            throw new IllegalStateException("outside: only LockMatrix.of(Runnable) takes a Runnable as work outside the lock; "
+                    + "a class measured in fresh JVMs names a method of its own: outsideMethod(name)");
         }
         this.outside = Objects.requireNonNull(work, "work");
+        return this;
+    }
+
+    /**
+     * Work outside the lock for a class measured in fresh JVMs ({@link #of(Class)}): the name of a public no-argument
+     * instance method of the class, which every thread calls on the round's shared instance before each acquisition,
+     * without any lock (so it runs in all threads at once and must be safe to: local work, or state of its own that is
+     * thread-safe). Its result, if any, is dropped.
+     *
+     * @throws IllegalStateException for {@link #of(Runnable)}, which takes {@link #outside(Runnable)}
+     * @throws IllegalArgumentException when the class has no such method
+     */
+    public LockMatrix outsideMethod(String name) {
+        if (section != null) {
+            throw new IllegalStateException("outsideMethod: a Runnable measured in this JVM takes its outside work as "
+                    + "outside(Runnable)");
+        }
+        Objects.requireNonNull(name, "name");
+        UserSection.check(className, classpath, "className", "classpath", name, "outsideMethod");
+        this.outsideMethod = name.strip();
         return this;
     }
 
@@ -366,6 +387,9 @@ public final class LockMatrix {
                 payload.putArray("jvmArgs");        // so none gets arguments: the report shows this JVM's
             } else {
                 payload.put(UserSection.CLASS_FIELD, className);
+                if (!outsideMethod.isEmpty()) {
+                    payload.put(UserSection.OUTSIDE_FIELD, outsideMethod);
+                }
                 payload.put(UserSection.CLASSPATH_FIELD, String.join(File.pathSeparator, classpath.stream().map(Path::toString).toList()));
                 if (forks != null) {
                     payload.put("forks", forks);

@@ -83,6 +83,7 @@ final class BenchCommand {
             String threads = null;
             String operations = null;
             String timeout = null;
+            String outside = null;
             boolean virtual = false;
             boolean platform = false;
             Double precision = null;
@@ -107,6 +108,7 @@ final class BenchCommand {
                     case "--threads" -> threads = Main.optionValue(args, ++i, "--threads");
                     case "--operations" -> operations = Main.optionValue(args, ++i, "--operations");
                     case "--timeout" -> timeout = Main.optionValue(args, ++i, "--timeout");
+                    case "--outside" -> outside = Main.optionValue(args, ++i, "--outside");
                     case "--virtual" -> virtual = true;
                     case "--platform" -> platform = true;
                     default -> {
@@ -128,10 +130,11 @@ final class BenchCommand {
                             + "measures it with a bench of the \"runnable\" workload");
                 }
                 workload = new WorkloadArgs(workloadClass, classpath == null ? "" : classpath, locks, threads, operations,
-                        timeout, virtual, platform);
+                        timeout, outside, virtual, platform);
             } else {
                 for (String[] o : new String[][] {{"--classpath", classpath}, {"--locks", locks}, {"--threads", threads},
-                        {"--operations", operations}, {"--virtual", virtual ? "" : null}, {"--platform", platform ? "" : null}}) {
+                        {"--operations", operations}, {"--outside", outside}, {"--virtual", virtual ? "" : null},
+                        {"--platform", platform ? "" : null}}) {
                     if (o[1] != null) {
                         throw new Main.UsageException(o[0] + " applies to --workload-class only (a configuration names its "
                                 + "locks, threads and work itself)");
@@ -224,14 +227,17 @@ final class BenchCommand {
      * {@link LockMatrix#DEFAULT_TIMEOUT_SECONDS}.
      */
     record WorkloadArgs(String className, String classpath, String locks, String threads, String operations,
-                        String timeout, boolean virtual, boolean platform) {
+                        String timeout, String outside, boolean virtual, boolean platform) {
 
         /** The configuration that measures the class: {@link LockMatrix#config()}. */
         BenchConfig config() {
             List<Path> paths = UserSection.classpath(classpath, "--classpath");
-            UserSection.check(className, paths, "--workload-class", "--classpath");
+            UserSection.check(className, paths, "--workload-class", "--classpath", outside, "--outside");
             LockMatrix matrix = LockMatrix.ofClass(className, paths);
             try {
+                if (outside != null) {
+                    matrix.outsideMethod(outside);
+                }
                 if (locks != null) {
                     matrix.locks(split(locks).toArray(String[]::new));
                 }
@@ -503,8 +509,8 @@ final class BenchCommand {
                 Usage: ./numaloom bench [--config FILE] [--quick] [--out DIR] [--resume] [--dry-run]
                                         [--precision P] [--rounds N] [--budget TIME] [--seed N]
                        ./numaloom bench --workload-class CLASS --classpath JARS [--locks L1,L2] [--threads N1,N2]
-                                        [--operations N] [--timeout SECONDS] [--virtual] [--platform]
-                                        [--quick] [--out DIR]
+                                        [--operations N] [--outside METHOD] [--timeout SECONDS]
+                                        [--virtual] [--platform] [--quick] [--out DIR]
                                         [--resume] [--dry-run]
 
                 Runs every point (bench x thread count x lock) of a configuration, each in fresh JMH-forked
@@ -560,6 +566,11 @@ final class BenchCommand {
                                  other thread counts
                   --operations N critical sections per round over all threads (default 100000; raise it
                                  when a round takes less than about 100 ms, the "time ms" column)
+                  --outside METHOD
+                                 the work outside the lock: a public no-argument method of CLASS that
+                                 every thread calls on the shared instance before each acquisition,
+                                 without a lock (so it must be safe in all threads at once). The less
+                                 of it, the more contention; default: none
                   --timeout SECONDS
                                  the longest one round may take before its point fails, 1 to 600
                                  (default {timeout}): a section that never returns fails its point after

@@ -8,6 +8,9 @@ import org.openjdk.jmh.infra.Blackhole;
 
 import java.io.File;
 import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Modifier;
@@ -32,7 +35,9 @@ import java.util.function.Supplier;
  * <li>a class named by {@value #CLASS_FIELD} (found on {@value #CLASSPATH_FIELD}, jars or class directories, through
  *     a class loader of its own in each measured JVM): public, with a public no-argument constructor, implementing
  *     {@code Runnable}. Each round makes one new instance, untimed, shared by all the round's threads, as an
- *     application's shared state is; so every round starts from fresh state, as the bench's own workloads do;</li>
+ *     application's shared state is; so every round starts from fresh state, as the bench's own workloads do. Its
+ *     public no-argument method named by {@value #OUTSIDE_FIELD}, if any, is the work outside the lock: every thread
+ *     calls it on that instance before each acquisition, without any lock;</li>
  * <li>a {@code Runnable} registered in this JVM with {@link #register(String, Runnable, Runnable)} (what
  *     {@code io.numaloom.bench.api.LockMatrix.of(Runnable)} does), named by {@value #SECTION_FIELD}: it can only be
  *     measured in the JVM that registered it, and is the same object in every round.</li>
@@ -49,6 +54,8 @@ public final class UserSection implements Workload {
     public static final String CLASSPATH_FIELD = "classpath";
     /** The field naming a section registered in this JVM. */
     public static final String SECTION_FIELD = "section";
+    /** The field naming the class's method that is the work outside the lock. */
+    public static final String OUTSIDE_FIELD = "outsideMethod";
 
     static final List<Field> FIELDS = List.of(
             Field.longField("actionsCount", 1, 100_000L, "critical sections per round, split evenly over the threads"),
@@ -57,6 +64,9 @@ public final class UserSection implements Workload {
                     + "calls under the lock"),
             Field.stringField(CLASSPATH_FIELD, "", "where " + CLASS_FIELD + " is: jar files or class directories separated by '"
                     + File.pathSeparator + "'; empty: the bench's own class path"),
+            Field.stringField(OUTSIDE_FIELD, "", "the work outside the lock: the name of a public no-argument instance method of "
+                    + CLASS_FIELD + ", which every thread calls on the round's shared instance before each acquisition, outside "
+                    + "any lock (so it runs in all threads at once and must be safe to); empty: none"),
             Field.longField("beforeCpuTokens", 0, 0L, "Blackhole.consumeCPU tokens outside the lock before each acquisition"),
             Field.stringField(SECTION_FIELD, "", "set by io.numaloom.bench.api.LockMatrix for a Runnable measured in its own JVM; "
                     + "not for configuration files"));
@@ -70,7 +80,8 @@ public final class UserSection implements Workload {
     private final long actions;
     private final long beforeTokens;
     private final Supplier<Runnable> sections;
-    private final Runnable outside;
+    /** The work outside the lock, for a round's section (the registered one's ignores it); null for none. */
+    private final java.util.function.Function<Runnable, Runnable> outside;
 
     public UserSection(Settings settings) {
         this.actions = settings.getLong("actionsCount");
@@ -84,14 +95,24 @@ public final class UserSection implements Workload {
                         + "Runnable handed to LockMatrix.of is measured only in the JVM that runs that LockMatrix");
             }
             this.sections = r::inside;
-            this.outside = r.outside();
+            this.outside = r.outside() == null ? null : instance -> r.outside();
+            if (!settings.getString(OUTSIDE_FIELD).isEmpty()) {
+                throw new IllegalArgumentException("runnable: " + OUTSIDE_FIELD + " names a method of " + CLASS_FIELD
+                        + "; a registered section takes its outside work from LockMatrix.outside(Runnable)");
+            }
         } else {
             // The loader lives as long as this measured JVM: the class's instances are made round after round.
             ClassLoader loader = loader(classpath(settings.getString(CLASSPATH_FIELD), CLASSPATH_FIELD));
             Constructor<? extends Runnable> constructor = constructor(className, loader, CLASS_FIELD,
                     settings.getString(CLASSPATH_FIELD), CLASSPATH_FIELD);
             this.sections = () -> newInstance(constructor);
-            this.outside = null;
+            String method = settings.getString(OUTSIDE_FIELD);
+            if (method.isEmpty()) {
+                this.outside = null;
+            } else {
+                MethodHandle handle = outsideMethod(constructor.getDeclaringClass(), method, OUTSIDE_FIELD);
+                this.outside = instance -> bound(handle, instance);
+            }
         }
     }
 
@@ -148,9 +169,23 @@ public final class UserSection implements Workload {
      * @throws IllegalArgumentException naming the argument and what is wrong
      */
     public static void check(String className, List<Path> classpath, String classArgument, String classpathArgument) {
+        check(className, classpath, classArgument, classpathArgument, null, null);
+    }
+
+    /**
+     * {@link #check(String, List, String, String)}, and that {@code outsideMethod} (unless null or empty) is a public
+     * no-argument instance method of the class.
+     *
+     * @param outsideArgument what to name in a message about the method
+     */
+    public static void check(String className, List<Path> classpath, String classArgument, String classpathArgument,
+                             String outsideMethod, String outsideArgument) {
         String text = String.join(File.pathSeparator, classpath.stream().map(Path::toString).toList());
         try (URLClassLoader loader = loader(classpath)) {
-            constructor(className, loader, classArgument, text, classpathArgument);
+            Constructor<? extends Runnable> c = constructor(className, loader, classArgument, text, classpathArgument);
+            if (outsideMethod != null && !outsideMethod.isEmpty()) {
+                outsideMethod(c.getDeclaringClass(), outsideMethod, outsideArgument);
+            }
         } catch (IOException e) {
             throw new IllegalArgumentException(classpathArgument + ": cannot close the class loader of " + text + ": " + e, e);
         }
@@ -209,6 +244,51 @@ public final class UserSection implements Workload {
         }
     }
 
+    /**
+     * The handle of {@code type}'s public no-argument instance method {@code name}, its result (if any) dropped.
+     *
+     * @throws IllegalArgumentException naming {@code argument}, when there is no such method
+     */
+    private static MethodHandle outsideMethod(Class<?> type, String name, String argument) {
+        String n = name.strip();
+        java.lang.reflect.Method m;
+        try {
+            m = type.getMethod(n);
+        } catch (NoSuchMethodException e) {
+            throw new IllegalArgumentException(argument + ": " + type.getName() + " has no public no-argument method " + n
+                    + "(); the work outside the lock is such a method of the class, called on the round's shared instance", e);
+        } catch (LinkageError e) {
+            throw new IllegalArgumentException(argument + ": " + type.getName() + " cannot be linked: " + e, e);
+        }
+        if (Modifier.isStatic(m.getModifiers())) {
+            throw new IllegalArgumentException(argument + ": " + type.getName() + "." + n + "() is static; name an instance "
+                    + "method (it is called on the round's shared instance)");
+        }
+        if (n.equals("run")) {
+            throw new IllegalArgumentException(argument + ": run() is the critical section; name another method for the work "
+                    + "outside the lock");
+        }
+        try {
+            return MethodHandles.publicLookup().unreflect(m).asType(MethodType.methodType(void.class, Object.class));
+        } catch (IllegalAccessException e) {
+            throw new IllegalArgumentException(argument + ": " + type.getName() + "." + n + "() is not accessible: " + e, e);
+        }
+    }
+
+    /** {@code handle} called on {@code target}, as the work outside the lock. */
+    private static Runnable bound(MethodHandle handle, Object target) {
+        MethodHandle h = handle.bindTo(target);
+        return () -> {
+            try {
+                h.invokeExact();
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException("runnable: the work outside the lock threw " + t, t);
+            }
+        };
+    }
+
     private static Runnable newInstance(Constructor<? extends Runnable> constructor) {
         try {
             return constructor.newInstance();
@@ -224,7 +304,7 @@ public final class UserSection implements Workload {
     public Round newRound(RoundContext context) {
         GuardedRegion region = context.newRegion();
         Runnable inside = sections.get();
-        Runnable before = outside;
+        Runnable before = outside == null ? null : outside.apply(inside);
         long tokens = beforeTokens;
         return new Round() {
             @Override

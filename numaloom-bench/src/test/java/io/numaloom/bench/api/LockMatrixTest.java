@@ -141,10 +141,22 @@ class LockMatrixTest {
         assertTrue(b.settings().getString("classpath").endsWith("test-classes"), b.settings().getString("classpath"));
         assertEquals("LockMatrixTest.PublicSection-virtual", b.id(), "named after the class, nested in its enclosing one");
         assertMessage(IllegalStateException.class, () -> m.outside(() -> {}), "outside: only LockMatrix.of(Runnable)");
+        assertEquals("", b.settings().getString("outsideMethod"));
+
+        BenchDefinition prepared = m.outsideMethod("prepare").config().benches().getFirst();
+        assertEquals("prepare", prepared.settings().getString("outsideMethod"));
+        assertMessage(IllegalArgumentException.class, () -> m.outsideMethod("missing"),
+                "outsideMethod: " + PublicSection.class.getName() + " has no public no-argument method missing()");
+        assertMessage(IllegalStateException.class, () -> LockMatrix.of(new Counter()).outsideMethod("prepare"),
+                "outsideMethod: a Runnable measured in this JVM takes its outside work as outside(Runnable)");
     }
 
     /** A class the measured JVMs can make. */
     public static final class PublicSection implements Runnable {
+        /** Its work outside the lock. */
+        public void prepare() {
+        }
+
         @Override
         public void run() {
         }

@@ -66,6 +66,31 @@ class WorkloadClassTest {
                 }
                 """);
         Files.writeString(src.resolve("Stuck.java"), UserJar.STUCK);
+        Files.writeString(src.resolve("Prepared.java"), """
+                package com.acme;
+
+                /** A section that needs its thread to have prepared an order outside the lock first. */
+                public class Prepared implements Runnable {
+                    private final ThreadLocal<int[]> prepared = ThreadLocal.withInitial(() -> new int[1]);
+                    private long total;
+
+                    public int prepare() {
+                        return ++prepared.get()[0];
+                    }
+
+                    public static void helper() {}
+
+                    @Override
+                    public void run() {
+                        int[] p = prepared.get();
+                        if (p[0] != 1) {
+                            throw new IllegalStateException("run() without one prepare() before it: " + p[0]);
+                        }
+                        p[0] = 0;
+                        total++;
+                    }
+                }
+                """);
         for (int status : new int[] {0, 3}) {
             Files.writeString(src.resolve("Exits" + status + ".java"), """
                     package com.acme;
@@ -178,6 +203,41 @@ class WorkloadClassTest {
         assertTrue(row.seconds() >= 5, "the point took " + row.seconds() + " s");
         assertTrue(row.seconds() < 40 || r.err().contains("waiting for another JMH run"), "the point took " + row.seconds() + " s");
         assertTrue(Files.readString(out.resolve("config.json")).contains("\"timeoutSeconds\" : 5"));
+    }
+
+    /** {@code --outside}: the class's method runs before every acquisition; without it the same class fails its point. */
+    @Test
+    void outsideCallsTheClasssMethodBeforeEachAcquisition(@TempDir Path out) throws IOException {
+        String[] common = {"bench", "--workload-class", "com.acme.Prepared", "--classpath", jar.toString(), "--locks", "VNA",
+                "--threads", "2", "--operations", "200", "--virtual", "--quick"};
+        MainTest.Result with = MainTest.main(Stream.concat(Stream.of(common),
+                Stream.of("--outside", "prepare", "--out", out.resolve("with").toString())).toArray(String[]::new));
+        assertEquals(0, with.status(), with.err() + with.out());
+        PointResult row = ResultStore.load(out.resolve("with")).getFirst();
+        assertTrue(row.ok(), row.error());
+        assertTrue(Files.readString(out.resolve("with/config.json")).contains("\"outsideMethod\" : \"prepare\""));
+
+        MainTest.Result without = MainTest.main(Stream.concat(Stream.of(common),
+                Stream.of("--out", out.resolve("without").toString())).toArray(String[]::new));
+        assertEquals(3, without.status(), without.err() + without.out());
+        PointResult failed = ResultStore.load(out.resolve("without")).getFirst();
+        assertTrue(failed.error().contains("run() without one prepare() before it"), failed.error());
+    }
+
+    @Test
+    void aBadOutsideMethodIsAUsageError(@TempDir Path out) throws IOException {
+        String cp = jar.toString();
+        expectUsage(out, "--outside: com.acme.Prepared has no public no-argument method nope()", "--workload-class",
+                "com.acme.Prepared", "--classpath", cp, "--outside", "nope");
+        expectUsage(out, "--outside: com.acme.Prepared.helper() is static", "--workload-class", "com.acme.Prepared",
+                "--classpath", cp, "--outside", "helper");
+        expectUsage(out, "--outside: run() is the critical section", "--workload-class", "com.acme.Prepared",
+                "--classpath", cp, "--outside", "run");
+        expectUsage(out, "--outside applies to --workload-class only", "--outside", "prepare");
+        try (Stream<Path> left = Files.list(out)) {
+            assertEquals(0, left.count(), "a mistake runs and writes nothing");
+        }
+        assertTrue(BenchCommand.help().contains("--outside METHOD"), BenchCommand.help());
     }
 
     @Test
