@@ -527,7 +527,7 @@ final class BenchCommand {
 
                 Options:
                   --config FILE  a JSON configuration (see configs/); default: the built-in one
-                                 (configs/default.json, about 3 minutes on 2 cores)
+                                 (configs/default.json, about 5 minutes on 2 cores)
                   --quick        one round, 1 warm-up + 2 measured iterations, a tenth of the work: a first
                                  look, with no interval and no verdict
                   --precision P  how close each ratio to the reference must be known, in percent (default

@@ -359,7 +359,7 @@ public final class BenchRunner {
         // with any point left is measured again, every lock of it.
         List<List<Point>> groups = groups(points).stream()
                 .filter(g -> g.stream().anyMatch(todo::contains)).toList();
-        double weights = groups.stream().mapToDouble(BenchRunner::weight).sum();
+        double weightsLeft = groups.stream().mapToDouble(BenchRunner::weight).sum();
         Map<String, Long> remainingPerBench = new LinkedHashMap<>();
         groups.forEach(g -> remainingPerBench.merge(g.getFirst().bench().id(), 1L, Long::sum));
         long startNanos = System.nanoTime();
@@ -368,8 +368,11 @@ public final class BenchRunner {
             if (stopped()) {
                 break;
             }
+            // What is left of the budget, shared among the groups left: time a group did not use goes to the next.
             Duration share = method.budget() == null ? null
-                    : Duration.ofMillis((long) (method.budget().toMillis() * weight(group) / weights));
+                    : Duration.ofMillis((long) (Math.max(0, method.budget().toMillis() - (System.nanoTime() - startNanos) / 1_000_000)
+                    * weight(group) / weightsLeft));
+            weightsLeft -= weight(group);
             List<PointResult> rows = measureGroup(group, store, share, ordinal, points.size(), startNanos);
             if (rows == null) {
                 break; // cut short by the stop: --resume measures the group again
@@ -449,10 +452,13 @@ public final class BenchRunner {
         return List.copyOf(groups.values());
     }
 
-    /** A group's share of the budget: its forks' measured and warm-up iterations per round. */
+    /**
+     * A group's weight in the budget: its forks per round. A fork's time is mostly the JVM's start and its warm-up,
+     * alike whatever the bench: on 2 cores a fork of 7 iterations took 1.1-1.4 s and one of 13 iterations 1.8 s, so
+     * weighing by iterations starved the groups with few of them of their pilot rounds.
+     */
     private static double weight(List<Point> group) {
-        BenchDefinition b = group.getFirst().bench();
-        return group.size() * (double) (b.warmupIterations() + b.measurementIterations());
+        return group.size();
     }
 
     /**

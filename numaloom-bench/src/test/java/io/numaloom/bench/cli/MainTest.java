@@ -162,7 +162,7 @@ class MainTest {
         // A dry run of the built-in configuration lists the twin, the run's A/A control, beside the reference.
         Result dry = bench(dir, "--dry-run");
         assertEquals(0, dry.status(), dry.err());
-        assertTrue(dry.out().contains("short-cs-virtual/UNFAIR_REENTRANT_TWIN/8"), dry.out());
+        assertTrue(dry.out().contains("short-cs-virtual/UNFAIR_REENTRANT_TWIN/32"), dry.out());
     }
 
     @Test
@@ -206,7 +206,7 @@ class MainTest {
         Result r = main("bench", "--dry-run");
         assertEquals(0, r.status(), r.err());
         assertTrue(r.out().contains("built-in default configuration"), r.out());
-        assertTrue(r.out().contains("high-contention/VNA/1") && r.out().contains("low-contention/FAIR_REENTRANT/1"), r.out());
+        assertTrue(r.out().contains("short-cs-platform/VNA/2") && r.out().contains("cache-virtual/SYNCHRONIZED/8"), r.out());
     }
 
     @Test
