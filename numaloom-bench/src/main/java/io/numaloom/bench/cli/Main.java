@@ -8,7 +8,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The {@code ./numaloom} command: {@code bench}, {@code topology}, {@code plot}, {@code jmh} and {@code contention}.
+ * The {@code ./numaloom} command: {@code bench}, {@code topology}, {@code plot}, {@code agreement}, {@code jmh} and
+ * {@code contention}.
  *
  * <p>Exit status: 0 success; 1 an error; 2 bad usage or a bad configuration; 3 a bench run that finished
  * with failed points (their rows and reasons are in the results); 130 a bench run stopped by Ctrl-C.
@@ -40,11 +41,12 @@ public final class Main {
                 case "bench" -> new BenchCommand(out, err).run(rest);
                 case "topology" -> TopologyCommand.run(rest, out, err);
                 case "plot" -> PlotCommand.run(rest, out, err);
+                case "agreement" -> AgreementCommand.run(rest, out, err);
                 case "jmh" -> JmhCommand.run(rest, out, err);
                 case "contention" -> ContentionCommand.run(rest, out, err, "./numaloom contention");
                 default -> {
                     err.println("numaloom: unknown command '" + args[0] + "'"
-                            + Suggest.hint(args[0], List.of("bench", "topology", "plot", "jmh", "contention")));
+                            + Suggest.hint(args[0], List.of("bench", "topology", "plot", "agreement", "jmh", "contention")));
                     err.print(usage());
                     yield USAGE;
                 }
@@ -77,9 +79,9 @@ public final class Main {
                 Commands:
                   bench [--config FILE] [--quick] [--out DIR] [--resume] [--dry-run]
                                  run the benchmarks of a configuration (without --config, the built-in
-                                 default: short critical sections, a queue, a cache and a server,
-                                 and the thesis's high and low contention, VNA against ReentrantLock,
-                                 synchronized and SHFL, about 3 minutes on 2 cores) into DIR (default results/<timestamp>/):
+                                 default: short critical sections, the thesis's high contention and a
+                                 cache, VNA against ReentrantLock and synchronized, with a verdict on
+                                 every ratio, about 5 minutes on 2 cores) into DIR (default results/<timestamp>/):
                                  results.csv, results.json, summary.csv, a PNG and SVG plot per bench,
                                  index.html; at the end, who won
                   bench --workload-class CLASS --classpath JARS [--quick] [--out DIR]
@@ -89,6 +91,9 @@ public final class Main {
                                  print the NUMA topology numaloom sees and where the current CPU comes from
                   plot RESULTS_DIR
                                  redraw the plots and index.html of a results directory
+                  agreement RESULTS_DIR RESULTS_DIR...
+                                 how far runs of one configuration agree: the A/A control, each lock's
+                                 verdicts run against run, the precision reached (configs/aa.json)
                   jmh [JMH options]
                                  run the JMH microbenchmarks in the bench jar (e.g. -prof gc; -l lists them)
                   contention FILE.jfr [--out DIR] [--top N] [--no-keys]
