@@ -8,11 +8,12 @@ import jdk.jfr.FlightRecorder;
  * the {@code jdk.jfr} API), since no recording can exist before that.
  *
  * <p>The first use of an event class ({@link LockContendedEvent}, {@link ConditionAwaitEvent})
- * registers it with JFR, and the first registration in a JVM builds JFR's metadata repository:
- * 82-94 ms for the class's initialization here, spent by the first thread that waits for a lock,
- * while every other thread that starts to wait at that moment blocks on it (the first contended
- * {@code lock()} took 125-150 ms from the waiter's start to its park, 3-5 ms with this gate;
- * {@code JfrGateTest} checks that the classes stay uninitialized). A JVM that never records
+ * registers it with JFR, and the first registration in a JVM builds JFR's metadata repository in
+ * the class's initialization, spent by the first thread that waits for a lock, while every other
+ * thread that starts to wait at that moment blocks on it. One run (commit 9c7394a, pre-method, not
+ * re-measured since) read the first contended {@code lock()} at 125-150 ms from the waiter's start
+ * to its park, 3-5 ms with this gate; see docs/measurements.md, entry 37. ({@code JfrGateTest}
+ * checks that the classes stay uninitialized.) A JVM that never records
  * should not pay that at its first contended acquisition, so the slow paths ask this gate (one read
  * of a static flag) before they touch an event class. Once a recording has started, the next
  * contended acquisition registers the event class, and a recording that enables the event sees it

@@ -152,8 +152,8 @@ public final class KeyedLock<K> {
      *
      * Admission and drain. Binding a record for a key that never recurs fills the table with idle
      * records that every lookup of the bucket walks past and that keep the table at its budget's
-     * size (48 KB for 1024 keys) where it is otherwise 64 buckets: about 5% of sync-many-keys
-     * against Striped. So pinOrBind binds (within the budget) only for a key the thread held thin
+     * size (48 KB for 1024 keys) where it is otherwise 64 buckets, a cost sync-many-keys against
+     * Striped showed (docs/measurements.md, entry 40). So pinOrBind binds (within the budget) only for a key the thread held thin
      * lately: each thread's Thin node has a small filter of the hashes of its last thin holds
      * (Thin.recurs; TinyLFU's doorkeeper, per thread so that the thin path writes nothing
      * shared), and other keys are held thin even under the budget. And since keys stop recurring,
@@ -171,7 +171,9 @@ public final class KeyedLock<K> {
      * and its neighbours on it, are in the binder's cache already. (A clock hand shared by every
      * binder was a word each bind wrote beside the table reference each lookup reads, and sent
      * concurrent binders to the same buckets; a hand per thread still swept lines last written by
-     * other cores. Starting at the bind made sync-many-keys 1.3-1.5x faster at 4 and 16 threads.)
+     * other cores. Alternating runs (commit 3410dee, pre-method bench, not re-measured since) read
+     * sync-many-keys 1.3-1.5x faster at 4 and 16 threads starting at the bind; see
+     * docs/measurements.md, entry 35.)
      * Where a key hashes is as good a place as a hand to find an idle record: neither knows which
      * idle keys will recur. The Deflater thread calls releaseIdleKeys on every live lock with
      * bound keys once every IDLE_SWEEP_MILLIS, so a key that nobody uses is released within about

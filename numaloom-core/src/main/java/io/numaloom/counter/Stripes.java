@@ -22,8 +22,9 @@ import java.util.function.IntSupplier;
  * ({@link CurrentCpu#cpu()}): the group of that CPU's node, and the CPU's index within the node. Threads
  * that run at the same time run on different CPUs, so they do not share a home; placing by a hash of
  * the thread instead makes two running threads share one with probability {@code 1 / slots}, and a
- * shared home costs a failed CAS on a contended line on most acquisitions (measured here: about three
- * times the cost of a pair on separate stripes). When {@code CurrentCpu} cannot call
+ * shared home costs a failed CAS on a contended line on most acquisitions (one run, commit 5c89863,
+ * not re-measured since: about three times the cost of a pair on separate stripes; docs/measurements.md,
+ * entry 44). When {@code CurrentCpu} cannot call
  * {@code sched_getcpu} it answers with a fixed CPU per thread, and this degrades to placement by thread.
  * A virtual thread is placed by the CPU of its current carrier. Tests and applications can place by
  * their own function ({@link #placed}, {@link #byNodeAndThread}).

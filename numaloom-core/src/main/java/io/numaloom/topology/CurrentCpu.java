@@ -17,7 +17,7 @@ import java.lang.invoke.MethodHandle;
  * else.
  * <ul>
  * <li>{@link Source#SCHED_GETCPU}: a call of the C library's {@code sched_getcpu()} through the FFM API
- *     ({@link java.lang.foreign.Linker#nativeLinker()}), linked as a critical downcall (about 3 ns; no
+ *     ({@link java.lang.foreign.Linker#nativeLinker()}), linked as a critical downcall (no thread-state transition; no
  *     allocation; a virtual thread is not pinned).
  * <li>{@link Source#THREAD_SPREAD}: a fixed CPU per thread, picked from the detected online CPUs by a
  *     Fibonacci hash of {@link Thread#threadId()}, so that consecutive threads, virtual ones included,

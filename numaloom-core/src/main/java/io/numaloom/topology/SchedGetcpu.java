@@ -14,7 +14,8 @@ import java.util.Optional;
  * ({@link Linker#downcallHandle}), so the JDK's restricted-method warning, when it is printed, names it.
  *
  * <p>The handle is linked with {@link Linker.Option#critical(boolean) critical(false)}: the call makes no
- * thread-state transition (about 3 ns instead of 8 on the development machine), which is safe because
+ * thread-state transition (about 3 ns instead of 8 on the development machine in one run, commit fc7c5b3,
+ * not re-measured since; docs/measurements.md, entry 43), which is safe because
  * {@code sched_getcpu} neither blocks nor calls back into Java (glibc answers from rseq or the vDSO).
  */
 final class SchedGetcpu {

@@ -51,9 +51,10 @@ import java.util.concurrent.locks.LockSupport;
  * wakes an idle carrier of the node. So the node a thread runs on is decided by the thread, not by who woke it.
  * A carrier that finds its queue empty polls it for {@link Builder#idleSpin(Duration) idleSpin} (50 µs by default)
  * before it parks: a mount that arrives meanwhile costs neither an unpark nor a wake-up from a park, which on a
- * virtual machine can take tens of microseconds (JMH {@code SchedulerPingPong} in numaloom-bench: a park/unpark
- * round trip of two virtual threads on two nodes took about 95 µs with carriers that park at once, about 3 µs with
- * the spin; 2 cores shared with other work).
+ * virtual machine can take tens of microseconds (one run of JMH {@code SchedulerPingPong} in numaloom-bench,
+ * commit 419a2fe, not re-measured since: a park/unpark round trip of two virtual threads on two nodes took about
+ * 95 µs with carriers that park at once, about 3 µs with the spin; 2 cores shared with other work; see
+ * docs/measurements.md, entry 42).
  *
  * <h2>Cooperation with numaloom's locks</h2>
  * A scheduler whose nodes are those of {@link Topology#current()} installs (once per JVM) a

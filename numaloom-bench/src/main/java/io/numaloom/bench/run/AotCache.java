@@ -18,8 +18,9 @@ import java.util.function.Consumer;
 
 /**
  * The measured JVMs' ahead-of-time class cache (JEP 483, JDK 24+): the classes a point's JVM loads, already
- * parsed and linked, shared by every point whose JVMs start with the same arguments. On 2 cores a point's JVM
- * then starts in about 0.6 s instead of 1.0 s, and most of a short point is that start.
+ * parsed and linked, shared by every point whose JVMs start with the same arguments. Most of a short point is its
+ * JVM's start: on 2 cores one run (commit 3e56956, not re-measured since) read a point's JVM starting in about
+ * 0.6 s with the cache instead of 1.0 s; see docs/measurements.md, entry 45.
  *
  * <p>Per distinct argument list, the first point that needs it pays for it once: a training JVM runs that point
  * with {@code -XX:AOTMode=record} (one round, not measured), then a JVM of {@code -XX:AOTMode=create} writes the

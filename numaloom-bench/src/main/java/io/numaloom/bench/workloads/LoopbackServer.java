@@ -55,7 +55,7 @@ import java.util.concurrent.locks.LockSupport;
  * bench at the same thread count, which the runner passes to every fork as {@code saturationPerSecond}. Every lock
  * is then offered the same requests at the same times, so response times compare at equal load; measured per
  * round with the lock under test, a lock whose closed loop happened to run fast was offered more, and the
- * throughput of a load level was that measurement's noise (two runs of the same two locks read 0.90 to 1.05).
+ * throughput of a load level was that measurement's noise (docs/measurements.md, entry 47).
  * Every level is a bench of its own, so every (level, lock, connections) is one point of the results: a
  * configuration lists one bench per level ({@code configs/real-world.json} has 0, 25, 50, 75 and 90).
  *
@@ -67,12 +67,12 @@ import java.util.concurrent.locks.LockSupport;
  * servers see the same machine, so the ratio of the two p99s compares the locks under the same stalls, collections
  * and carriers; it is blind to what both share: a request sent late because its thread's previous request (to
  * either server) was slow counts as late for both, as for any client that sends on a connection when it is free.
- * Why pair: the tail at a load level is queueing behind the machine's stalls (the server drains what a stall of
- * a few ms piled up at the rate it has to spare, so at 75% a 5 ms stall delays about a hundred requests by up to
- * 15 ms), and measured point by point, the same lock's p99 at 50% read 3.8 ms in one run and 9.1 ms in the next,
+ * Why pair: the tail at a load level is queueing behind the machine's stalls (the server drains what a stall
+ * piled up at the rate it has to spare), and measured point by point, the same lock's p99 moved from run to run
  * as many or few stalls fell into its rounds. With a thread and connection of its own per server, unfair
  * ReentrantLock against itself read 0.55 to 1.04 (a stall delays the connections that happen to be waiting), with
- * the shared ones 0.99 to 1.02.
+ * the shared ones 0.99 to 1.02, in runs before the verdict method (commit 8458e5a, not re-measured since; see
+ * docs/measurements.md, entry 48).
  *
  * <p>Other parameters: {@code keys}, the keys the table counts (request {@code j} counts key {@code j mod keys});
  * {@code inCpuTokens}, {@code Blackhole.consumeCPU} work inside the lock per request.
