@@ -101,37 +101,31 @@ public final class Charts {
             to = lines.size() + 0.6;
             chart.getStyler().setXAxisTicksVisible(false);
             chart.getStyler().setYAxisMin(0.0);
-            float barWidth = (float) Math.min(48, 0.5 * WIDTH * 0.65 / lines.size());
             for (int i = 0; i < lines.size(); i++) {
                 Summary.LockLine line = lines.get(i);
                 Summary.Cell c = line.cells().getFirst();
-                XYSeries bar = chart.addSeries(line.lock(), new double[] {i + 1, i + 1}, new double[] {0, c.ratio()});
-                bar.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+                int x = i + 1;
+                XYSeries bar = chart.addSeries(line.lock(), new double[] {x - 0.3, x - 0.3, x + 0.3, x + 0.3},
+                        new double[] {0, c.ratio(), c.ratio(), 0});
+                bar.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.PolygonArea);
+                bar.setFillColor(colorOf(line.lock(), lockOrder));
                 bar.setLineColor(colorOf(line.lock(), lockOrder));
-                bar.setMarkerColor(colorOf(line.lock(), lockOrder));
                 bar.setMarker(SeriesMarkers.NONE);
-                bar.setLineStyle(new BasicStroke(barWidth, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER));
-                errorBar(chart, line.lock(), c, i + 1, 0.12, Color.DARK_GRAY);
+                errorBar(chart, line.lock(), c, x, 0.1, Color.DARK_GRAY);
             }
         } else {
             chart.getStyler().setXAxisDecimalPattern("0.##");
             if (log2) {
                 chart.getStyler().setxAxisTickLabelsFormattingFunction(Charts::log2Label);
             }
-            double first = log2 ? log2(bench.threads().getFirst()) : bench.threads().getFirst();
-            double last = log2 ? log2(bench.threads().getLast()) : bench.threads().getLast();
-            double span = Math.max(last - first, 1);
-            // Each lock's points a little apart from the others', so that overlapping intervals stay readable.
-            double step = span * 0.012;
-            from = first - step * lines.size();
-            to = last + step * lines.size();
-            for (int i = 0; i < lines.size(); i++) {
-                Summary.LockLine line = lines.get(i);
+            // Every point and bar sits on its thread count: the log2 axis's ticks are the x values of the series.
+            from = log2 ? log2(bench.threads().getFirst()) : bench.threads().getFirst();
+            to = log2 ? log2(bench.threads().getLast()) : bench.threads().getLast();
+            for (Summary.LockLine line : lines) {
                 Color color = colorOf(line.lock(), lockOrder);
-                double offset = (i - (lines.size() - 1) / 2.0) * step;
                 List<Summary.Cell> cells = line.cells().stream()
                         .sorted(Comparator.comparingInt(Summary.Cell::threads)).toList();
-                double[] x = cells.stream().mapToDouble(c -> (log2 ? log2(c.threads()) : c.threads()) + offset).toArray();
+                double[] x = cells.stream().mapToDouble(c -> log2 ? log2(c.threads()) : c.threads()).toArray();
                 double[] y = cells.stream().mapToDouble(Summary.Cell::ratio).toArray();
                 XYSeries series = chart.addSeries(line.lock(), x, y);
                 series.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
@@ -140,7 +134,7 @@ public final class Charts {
                 series.setMarker(SeriesMarkers.CIRCLE);
                 series.setLineStyle(new BasicStroke(2.0f));
                 for (int k = 0; k < cells.size(); k++) {
-                    errorBar(chart, line.lock(), cells.get(k), x[k], step * 0.4, color);
+                    errorBar(chart, line.lock(), cells.get(k), x[k], 0, color);
                 }
             }
         }
@@ -149,27 +143,31 @@ public final class Charts {
         one.setLineColor(Color.GRAY);
         one.setMarker(SeriesMarkers.NONE);
         one.setLineStyle(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
-        chart.getStyler().setXAxisMin(from);
-        chart.getStyler().setXAxisMax(to);
+        if (bars) {
+            chart.getStyler().setXAxisMin(from);
+            chart.getStyler().setXAxisMax(to);
+        }
         save(chart, ratioPng(dir, bench), ratioSvg(dir, bench));
         return true;
     }
 
     /**
-     * A cell's 95% interval at {@code x} as an I-beam, caps {@code cap} wide either side; nothing for a cell without
-     * an interval or whose two points two sessions measured.
+     * A cell's 95% interval at {@code x}: a vertical bar, with caps {@code cap} wide either side where {@code cap} is
+     * above 0; nothing for a cell without an interval or whose two points two sessions measured.
      */
     private static void errorBar(XYChart chart, String lock, Summary.Cell c, double x, double cap, Color color) {
         if (!c.hasInterval() || c.spansSessions()) {
             return;
         }
-        XYSeries bar = chart.addSeries(lock + " 95% x" + c.threads(),
-                new double[] {x - cap, x + cap, x, x, x - cap, x + cap},
-                new double[] {c.low(), c.low(), c.low(), c.high(), c.high(), c.high()});
+        String name = lock + " 95% x" + c.threads();
+        XYSeries bar = cap > 0
+                ? chart.addSeries(name, new double[] {x - cap, x + cap, x, x, x - cap, x + cap},
+                        new double[] {c.low(), c.low(), c.low(), c.high(), c.high(), c.high()})
+                : chart.addSeries(name, new double[] {x, x}, new double[] {c.low(), c.high()});
         bar.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
         bar.setLineColor(color);
         bar.setMarker(SeriesMarkers.NONE);
-        bar.setLineStyle(new BasicStroke(1.6f));
+        bar.setLineStyle(new BasicStroke(cap > 0 ? 1.6f : 3f));
         bar.setShowInLegend(false);
     }
 

@@ -134,10 +134,9 @@ final class Html {
             h.append("<p><b>").append(esc(recommendation.use())).append("</b></p>\n");
         }
         if (summary.stream().anyMatch(s -> !s.locks().isEmpty())) {
-            String precision = Summary.Precision.of(summary).text();
-            h.append("<p class=\"muted\">").append(esc(Character.toUpperCase(precision.charAt(0)) + precision.substring(1)))
-                    .append(", over every ratio of <a href=\"#summary\">who won</a> (half-width of each ratio's 95% ")
-                    .append("interval, relative to the ratio).</p>\n");
+            h.append("<p class=\"muted\">Over every ratio of <a href=\"#summary\">who won</a>, ")
+                    .append(esc(Summary.Precision.of(summary).text()))
+                    .append(" (the half-width of a ratio's 95% interval, relative to the ratio).</p>\n");
         }
         for (String note : recommendation.notes()) {
             h.append(note.startsWith("⚠") ? "<p class=\"warn\">" : "<p class=\"muted\">").append(esc(note)).append("</p>\n");

@@ -150,12 +150,15 @@ public final class Summary {
      * groups of the benches stopped adding rounds ({@link BenchSummary#stops()}).
      */
     public record Precision(List<Double> halfWidths, int withoutInterval, List<String> stops) {
-        /** The precision of {@code summaries} together. */
+        /** The precision of {@code summaries} together; a bench without a ratio (an empty table) counts for nothing. */
         public static Precision of(List<BenchSummary> summaries) {
             List<Double> widths = new ArrayList<>();
             int without = 0;
             List<String> stops = new ArrayList<>();
             for (BenchSummary s : summaries) {
+                if (s.locks().isEmpty()) {
+                    continue;
+                }
                 for (LockLine line : s.locks()) {
                     for (Cell c : line.compared()) {
                         if (c.hasInterval()) {

@@ -210,8 +210,7 @@ class SummaryTest {
         assertEquals(faster.halfWidth(), Math.sqrt(faster.high() / faster.low()) - 1, 1e-12);
         assertEquals("1.50 [1.47, 1.53] ▲", Summary.withInterval(faster));
 
-        Summary.Precision fixed = Summary.Precision.of(List.of(new Summary.BenchSummary("f", "f", Summary.BASELINE,
-                List.of(1, 2), List.of(), List.of("fixed", "fixed"))));
+        Summary.Precision fixed = new Summary.Precision(List.of(), 0, List.of("fixed", "fixed"));
         assertEquals("precision reached: no ratio has an interval (one round per point, or results written before "
                 + "rounds); groups: 2 ran fixed rounds", fixed.text());
         assertTrue(Double.isNaN(fixed.median()) && Double.isNaN(fixed.widest()));
