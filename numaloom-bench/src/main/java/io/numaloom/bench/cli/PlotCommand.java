@@ -18,7 +18,8 @@ final class PlotCommand {
             out.print("""
                     Usage: ./numaloom plot RESULTS_DIR
 
-                    Redraws the plots (<bench id>.png and .svg) and index.html of a results directory from its
+                    Redraws the plots (<bench id>.png and .svg, and <bench id>-ratio.png and .svg: the ratios to the
+                    reference with their 95% intervals) and index.html of a results directory from its
                     config.json, results.json and machine.json, e.g. after a run was cut short, or to draw
                     results copied from another machine, and prints its verdict (the run's last lines).
                     """);

@@ -17,11 +17,11 @@ import java.util.stream.Collectors;
  * that any other lock of the bench reached at the same thread count, that lock named. The {@link Summary} holds every
  * lock against one reference (unfair {@code ReentrantLock}); this asks whether some lock of the run did better than
  * VnaLock at a point, and which. A point is marked as everywhere in the report ({@link Summary.Verdict}: faster or slower
- * only where the two 95% confidence intervals do not overlap, else tied).
+ * only where the ratio's 95% interval excludes 1, else tied).
  *
  * <p>Of two other locks with the same throughput, the one listed first in the bench is named. The best other lock is
  * chosen among the points measured in the session of the run that measured VNA's point; only
- * where no other lock was measured in that session is it taken from another, and that ratio is shown in brackets and
+ * where no other lock was measured in that session is it taken from another, and that ratio is shown in parentheses and
  * counted in neither the geometric mean nor the lowest ratio, as {@link Summary.Cell#spansSessions()} says.
  *
  * <p>The highest of several noisy locks is biased upward: a lock that ties the others still reads below 1 against
@@ -50,7 +50,7 @@ public final class BestOther {
      *             its verdict
      */
     public record Point(String best, Summary.Cell cell) {
-        /** "x2 1.08 ▲ (SHFL)"; in brackets, unmarked, where the two points were measured in different sessions. */
+        /** "x2 1.08 ▲ (SHFL)"; "x2 (1.08) (SHFL)", unmarked, where the two points were measured in different sessions. */
         public String text() {
             return "x" + cell.threads() + " " + Summary.marked(cell) + " (" + best + ")";
         }
@@ -169,7 +169,7 @@ public final class BestOther {
             return "";
         }
         StringBuilder sb = new StringBuilder(LOCK).append(" / the best other lock of each bench at each thread count")
-                .append(" (▲ faster, ▼ slower: 95% intervals apart)").append(System.lineSeparator());
+                .append(" (▲ faster, ▼ slower: the ratio's 95% interval excludes 1)").append(System.lineSeparator());
         for (Line line : lines) {
             sb.append("  ").append(line.bench()).append(line.isTwin() ? " " + TWIN_LABEL : "").append(": ")
                     .append(line.ratios()).append(System.lineSeparator());

@@ -24,12 +24,19 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * The plot of a bench, drawn with XChart into {@code <bench id>.png} and {@code <bench id>.svg}: throughput
- * (or, for {@code textStats}, time to finish) against the thread count, one line per lock, with its 95%
- * confidence interval as a translucent band. Thread counts that grow geometrically are spaced on a log2
- * axis. A bench measured at a single thread count becomes a bar chart of the locks with error bars.
- * Failed points are left out (the report's table lists them). Needs no display: the bench sets
- * {@code java.awt.headless=true}.
+ * The plots of a bench, drawn with XChart.
+ *
+ * <p>{@code <bench id>.png} and {@code <bench id>.svg}: throughput (or, for {@code textStats}, time to finish) against
+ * the thread count, one line per lock, with its 95% confidence interval as a translucent band. Thread counts that grow
+ * geometrically are spaced on a log2 axis. A bench measured at a single thread count becomes a bar chart of the locks
+ * with error bars. Failed points are left out (the report's table lists them).
+ *
+ * <p>{@code <bench id>-ratio.png} and {@code -ratio.svg}, for a bench with its reference ({@link Summary}): each other
+ * lock's throughput as a ratio to the reference's against the thread count, with the ratio's 95% interval as an error
+ * bar and a dashed line at 1, the reference; at a single thread count, a bar per lock. A ratio without an interval (one
+ * round), or whose two points two sessions measured, is drawn without a bar.
+ *
+ * <p>Needs no display: the bench sets {@code java.awt.headless=true}.
  */
 public final class Charts {
     static final int WIDTH = 960;
@@ -50,6 +57,124 @@ public final class Charts {
 
     public static Path svg(Path dir, BenchDefinition bench) {
         return dir.resolve(bench.id() + ".svg");
+    }
+
+    /** What a bench's ratio plot adds to its id: {@code <bench id>-ratio.png}. */
+    public static final String RATIO_SUFFIX = "-ratio";
+
+    /** The files a bench's ratio plot is drawn into. */
+    public static Path ratioPng(Path dir, BenchDefinition bench) {
+        return dir.resolve(bench.id() + RATIO_SUFFIX + ".png");
+    }
+
+    public static Path ratioSvg(Path dir, BenchDefinition bench) {
+        return dir.resolve(bench.id() + RATIO_SUFFIX + ".svg");
+    }
+
+    /**
+     * Draws a bench's ratio plot from its summary; draws nothing (and returns false) when no lock has a ratio (the
+     * reference, or every other lock, measured no point).
+     *
+     * @param lockOrder every lock name of the report, for the same colors as the throughput plot
+     */
+    public static boolean drawRatio(BenchDefinition bench, Summary.BenchSummary summary, List<String> lockOrder, Path dir)
+            throws IOException {
+        List<Summary.LockLine> lines = summary.locks().stream().filter(l -> !l.cells().isEmpty()).toList();
+        if (lines.isEmpty()) {
+            return false;
+        }
+        boolean bars = bench.threads().size() == 1;
+        boolean log2 = !bars && isGeometric(bench.threads());
+        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(bench.title())
+                .xAxisTitle(bars ? "lock (" + bench.threads().getFirst() + " thread"
+                        + (bench.threads().getFirst() == 1 ? "" : "s") + ", " + threadsLabel(bench) + ")"
+                        : "threads (" + threadsLabel(bench) + ")" + (log2 ? ", log2 scale" : ""))
+                .yAxisTitle("throughput / " + summary.baselineName() + ", 95% interval").build();
+        style(chart.getStyler());
+        chart.getStyler().setChartTitleFont(titleFont(bench.title()));
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        chart.getStyler().setYAxisDecimalPattern("0.00");
+        double from;
+        double to;
+        if (bars) {
+            from = 0.4;
+            to = lines.size() + 0.6;
+            chart.getStyler().setXAxisTicksVisible(false);
+            chart.getStyler().setYAxisMin(0.0);
+            for (int i = 0; i < lines.size(); i++) {
+                Summary.LockLine line = lines.get(i);
+                Summary.Cell c = line.cells().getFirst();
+                int x = i + 1;
+                XYSeries bar = chart.addSeries(line.lock(), new double[] {x - 0.3, x - 0.3, x + 0.3, x + 0.3},
+                        new double[] {0, c.ratio(), c.ratio(), 0});
+                bar.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.PolygonArea);
+                bar.setFillColor(colorOf(line.lock(), lockOrder));
+                bar.setLineColor(colorOf(line.lock(), lockOrder));
+                bar.setMarker(SeriesMarkers.NONE);
+                errorBar(chart, line.lock(), c, x, 0.1, Color.DARK_GRAY);
+            }
+        } else {
+            chart.getStyler().setXAxisDecimalPattern("0.##");
+            if (log2) {
+                chart.getStyler().setxAxisTickLabelsFormattingFunction(Charts::log2Label);
+            }
+            // Every point and bar sits on its thread count: the log2 axis's ticks are the x values of the series.
+            from = log2 ? log2(bench.threads().getFirst()) : bench.threads().getFirst();
+            to = log2 ? log2(bench.threads().getLast()) : bench.threads().getLast();
+            for (Summary.LockLine line : lines) {
+                Color color = colorOf(line.lock(), lockOrder);
+                List<Summary.Cell> cells = line.cells().stream()
+                        .sorted(Comparator.comparingInt(Summary.Cell::threads)).toList();
+                double[] x = cells.stream().mapToDouble(c -> log2 ? log2(c.threads()) : c.threads()).toArray();
+                double[] y = cells.stream().mapToDouble(Summary.Cell::ratio).toArray();
+                XYSeries series = chart.addSeries(line.lock(), x, y);
+                series.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+                series.setLineColor(color);
+                series.setMarkerColor(color);
+                series.setMarker(SeriesMarkers.CIRCLE);
+                series.setLineStyle(new BasicStroke(2.0f));
+                for (int k = 0; k < cells.size(); k++) {
+                    errorBar(chart, line.lock(), cells.get(k), x[k], 0, color);
+                }
+            }
+        }
+        XYSeries one = chart.addSeries("1 = " + summary.baseline(), new double[] {from, to}, new double[] {1, 1});
+        one.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+        one.setLineColor(Color.GRAY);
+        one.setMarker(SeriesMarkers.NONE);
+        one.setLineStyle(new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
+        if (bars) {
+            chart.getStyler().setXAxisMin(from);
+            chart.getStyler().setXAxisMax(to);
+        }
+        save(chart, ratioPng(dir, bench), ratioSvg(dir, bench));
+        return true;
+    }
+
+    /**
+     * A cell's 95% interval at {@code x}: a vertical bar, with caps {@code cap} wide either side where {@code cap} is
+     * above 0; nothing for a cell without an interval or whose two points two sessions measured.
+     */
+    private static void errorBar(XYChart chart, String lock, Summary.Cell c, double x, double cap, Color color) {
+        if (!c.hasInterval() || c.spansSessions()) {
+            return;
+        }
+        String name = lock + " 95% x" + c.threads();
+        XYSeries bar = cap > 0
+                ? chart.addSeries(name, new double[] {x - cap, x + cap, x, x, x - cap, x + cap},
+                        new double[] {c.low(), c.low(), c.low(), c.high(), c.high(), c.high()})
+                : chart.addSeries(name, new double[] {x, x}, new double[] {c.low(), c.high()});
+        bar.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
+        bar.setLineColor(color);
+        bar.setMarker(SeriesMarkers.NONE);
+        bar.setLineStyle(new BasicStroke(cap > 0 ? 1.6f : 3f));
+        bar.setShowInLegend(false);
+    }
+
+    /** A log2 axis's tick label: the thread count at whole powers of 2, else nothing. */
+    private static String log2Label(double x) {
+        double t = Math.pow(2, x);
+        return Math.abs(t - Math.rint(t)) < 1e-6 && Math.abs(x - Math.rint(x)) < 1e-6 ? Long.toString(Math.round(t)) : "";
     }
 
     /**
@@ -85,10 +210,7 @@ public final class Charts {
         chart.getStyler().setYAxisMin(0.0);
         chart.getStyler().setXAxisDecimalPattern("0.##");
         if (log2) {
-            chart.getStyler().setxAxisTickLabelsFormattingFunction(x -> {
-                double t = Math.pow(2, x);
-                return Math.abs(t - Math.rint(t)) < 1e-6 && Math.abs(x - Math.rint(x)) < 1e-6 ? Long.toString(Math.round(t)) : "";
-            });
+            chart.getStyler().setxAxisTickLabelsFormattingFunction(Charts::log2Label);
         }
         java.util.Set<String> banded = bandedLocks(bench, rows);
         for (String lock : bench.locks()) {

@@ -22,6 +22,7 @@ final class Html {
             .muted{color:#666;font-size:.9em} .err{color:#b00}
             ul.verdict{font-size:1.05em} ul.verdict code{white-space:pre} .warn{background:#fff6e0;border-left:4px solid #e0a000;padding:.5em .8em}
             img{max-width:100%;border:1px solid #eee}
+            table.ratios td{white-space:nowrap}
             pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:.85em}
             nav a{margin-right:1em}
             """;
@@ -132,6 +133,11 @@ final class Html {
         if (recommendation.use() != null) {
             h.append("<p><b>").append(esc(recommendation.use())).append("</b></p>\n");
         }
+        if (summary.stream().anyMatch(s -> !s.locks().isEmpty())) {
+            h.append("<p class=\"muted\">Over every ratio of <a href=\"#summary\">who won</a>, ")
+                    .append(esc(Summary.Precision.of(summary).text()))
+                    .append(" (the half-width of a ratio's 95% interval, relative to the ratio).</p>\n");
+        }
         for (String note : recommendation.notes()) {
             h.append(note.startsWith("⚠") ? "<p class=\"warn\">" : "<p class=\"muted\">").append(esc(note)).append("</p>\n");
         }
@@ -159,8 +165,11 @@ final class Html {
             return;
         }
         h.append("<h2 id=\"summary\">Who won</h2>\n<p class=\"muted\">Throughput as a ratio to ")
-                .append("each bench's baseline (named above its table) at the same thread count: ▲ faster and ▼ slower where the two ")
-                .append("95% confidence intervals do not overlap, unmarked where they do (a tie). Also in ")
+                .append("each bench's baseline (named above its table) at the same thread count, with the ratio's 95% interval ")
+                .append("in brackets: ▲ faster and ▼ slower where that interval excludes 1, unmarked where it contains 1 ")
+                .append("(a tie); [-]: no interval (one round), so no verdict. Under each table, the precision reached: the ")
+                .append("median and widest half-width of its intervals, and how its groups (one thread count each) stopped ")
+                .append("adding rounds. Also in ")
                 .append("<a href=\"").append(Summary.FILE).append("\">").append(Summary.FILE).append("</a>.</p>\n");
         for (Summary.BenchSummary s : summary) {
             if (s.locks().isEmpty()) {
@@ -168,7 +177,7 @@ final class Html {
             }
             h.append("<p><b><a href=\"#").append(esc(s.id())).append("\">").append(esc(s.title())).append("</a></b>, against ")
                     .append(esc(s.baselineName())).append("</p>\n")
-                    .append("<table><tr><th class=\"l\">lock</th>");
+                    .append("<table class=\"ratios\"><tr><th class=\"l\">lock</th>");
             for (int t : s.threads()) {
                 h.append("<th>").append(t).append(t == 1 ? " thread" : " threads").append("</th>");
             }
@@ -176,12 +185,13 @@ final class Html {
             for (Summary.LockLine line : s.locks()) {
                 h.append("<tr><td class=\"l\">").append(esc(line.lock())).append("</td>");
                 for (int t : s.threads()) {
-                    String cell = line.cells().stream().filter(c -> c.threads() == t).findFirst().map(Summary::marked).orElse("");
+                    String cell = line.cells().stream().filter(c -> c.threads() == t).findFirst()
+                            .map(Summary::withInterval).orElse("");
                     h.append(td(cell));
                 }
                 h.append(td(Double.isNaN(line.geometricMean()) ? "" : Report.fixed(line.geometricMean(), 2))).append("</tr>\n");
             }
-            h.append("</table>\n<ul>");
+            h.append("</table>\n<p class=\"muted\">").append(esc(s.precision().text())).append(".</p>\n<ul>");
             for (Summary.LockLine line : s.locks()) {
                 h.append("<li>").append(esc(line.verdict())).append("</li>");
             }
@@ -218,6 +228,14 @@ final class Html {
         if (s.plotted()) {
             h.append("<p><img src=\"").append(esc(b.id())).append(".png\" alt=\"").append(esc(b.title()))
                     .append("\"><br><a href=\"").append(esc(b.id())).append(".svg\">SVG</a></p>\n");
+            if (s.ratioPlotted()) {
+                String ratio = b.id() + Charts.RATIO_SUFFIX;
+                h.append("<p><img src=\"").append(esc(ratio)).append(".png\" alt=\"").append(esc(b.title()))
+                        .append(": ratio to the reference\"><br><a href=\"").append(esc(ratio))
+                        .append(".svg\">SVG</a>. Each lock's throughput as a ratio to ").append(esc(Summary.nameOf(
+                                Summary.baselineOf(b)))).append(", with its 95% interval (no bar: no interval, or the two ")
+                        .append("points were measured in different sessions); the line at 1 is the reference.</p>\n");
+            }
         } else {
             h.append("<p class=\"err\">No point of this bench was measured successfully; nothing to plot.</p>\n");
         }
@@ -332,21 +350,22 @@ final class Html {
      */
     private static void bestOther(StringBuilder h, BestOther.Line line, BestOther.Line twin) {
         h.append("<p><b>").append(BestOther.LOCK).append(" against the best other lock</b> at each thread count: its ")
-                .append("throughput over the highest of the other locks' (▲ faster, ▼ slower where the two 95% intervals ")
-                .append("do not overlap; [ ] the best other lock was measured in another session).</p>\n")
-                .append("<table><tr><th class=\"l\">threads</th>");
+                .append("throughput over the highest of the other locks', with its 95% interval (▲ faster, ▼ slower where ")
+                .append("the interval excludes 1; [-]: no interval; ( ) the best other lock was measured in another ")
+                .append("session).</p>\n")
+                .append("<table class=\"ratios\"><tr><th class=\"l\">threads</th>");
         line.points().forEach(p -> h.append("<th>").append(p.cell().threads()).append("</th>"));
         h.append("</tr>\n<tr><td class=\"l\">best other lock</td>");
         line.points().forEach(p -> h.append(td(p.best())));
         h.append("</tr>\n<tr><td class=\"l\">").append(BestOther.LOCK).append(" / best other</td>");
-        line.points().forEach(p -> h.append(td(Summary.marked(p.cell()))));
+        line.points().forEach(p -> h.append(td(Summary.withInterval(p.cell()))));
         h.append("</tr>\n");
         if (twin != null) {
             // The twin's cells under VNA's thread counts; its best other lock named only where it is not VNA's.
             h.append("<tr><td class=\"l\">").append(BestOther.TWIN).append(" / best other</td>");
             for (BestOther.Point p : line.points()) {
                 h.append(td(twin.points().stream().filter(q -> q.cell().threads() == p.cell().threads()).findFirst()
-                        .map(q -> Summary.marked(q.cell()) + (q.best().equals(p.best()) ? "" : " (" + q.best() + ")"))
+                        .map(q -> Summary.withInterval(q.cell()) + (q.best().equals(p.best()) ? "" : " (" + q.best() + ")"))
                         .orElse("")));
             }
             h.append("</tr>\n");
@@ -379,9 +398,9 @@ final class Html {
             return;
         }
         h.append("<p><b>Serial bound</b>: each lock's throughput as a ratio to its own at 1 thread of this bench ")
-                .append("(1: as much done as by one thread alone; ▲ above, ▼ below where the two 95% intervals do not ")
-                .append("overlap).</p>\n");
-        h.append("<table><tr><th class=\"l\">lock</th>");
+                .append("(1: as much done as by one thread alone), with its 95% interval, unpaired as the two points ran in ")
+                .append("different groups (▲ above, ▼ below where the interval excludes 1).</p>\n");
+        h.append("<table class=\"ratios\"><tr><th class=\"l\">lock</th>");
         line.threads().forEach(t -> h.append("<th>").append(t).append(" threads</th>"));
         h.append("</tr>\n");
         for (SerialBound.LockLine lock : line.locks()) {
@@ -393,7 +412,7 @@ final class Html {
             }
             for (int t : line.threads()) {
                 h.append(td(lock.entries().stream().filter(e -> e.threads() == t).findFirst()
-                        .map(e -> Summary.marked(e.ratio())).orElse("")));
+                        .map(e -> Summary.withInterval(e.ratio())).orElse("")));
             }
             h.append("</tr>\n");
         }

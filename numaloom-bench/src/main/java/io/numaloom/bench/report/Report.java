@@ -21,7 +21,8 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * The report of a results directory: a plot per bench ({@link Charts}), {@code summary.csv} ({@link Summary},
+ * The report of a results directory: a plot per bench and, where the bench has its reference, a plot of the ratios
+ * to it ({@link Charts}), {@code summary.csv} ({@link Summary},
  * {@link BestOther}, {@link SerialBound}) and {@code index.html} with the verdict ({@link Recommendation}, as the
  * console's last block), who won, the plots, a table per bench with VNA against the best other lock and each lock's
  * serial-bound ratios, the machine, the measured JVMs' flags and the configuration. Everything is
@@ -52,6 +53,7 @@ public final class Report {
                 ? new ObjectMapper().readTree(dir.resolve(ResultsDirectory.RUN_FILE).toFile()) : null;
 
         List<String> lockOrder = lockOrder(config);
+        List<Summary.BenchSummary> summary = Summary.of(config, rows);
         List<Section> sections = new ArrayList<>();
         for (BenchDefinition bench : config.activeBenches()) {
             List<PointResult> benchRows = rows.stream().filter(r -> r.bench().equals(bench.id()))
@@ -59,16 +61,27 @@ public final class Report {
                             .thenComparingInt(r -> bench.locks().indexOf(r.lock())))
                     .toList();
             boolean drawn = Charts.draw(bench, benchRows, lockOrder, dir);
-            sections.add(new Section(bench, benchRows, drawn));
+            Summary.BenchSummary ratios = summary.stream().filter(s -> s.id().equals(bench.id())).findFirst().orElse(null);
+            boolean ratioDrawn = ratios != null && Charts.drawRatio(bench, ratios, lockOrder, dir);
+            sections.add(new Section(bench, benchRows, drawn, ratioDrawn));
         }
-        List<Summary.BenchSummary> summary = Summary.of(config, rows);
         Summary.writeCsv(dir, summary, BestOther.of(config, rows), SerialBound.of(config, rows));
         Recommendation recommendation = Recommendation.of(config, rows, machine);
         Files.writeString(dir.resolve(INDEX), Html.render(config, configText, sections, summary, recommendation, machine, run));
     }
 
-    /** A bench's part of the report. */
-    record Section(BenchDefinition bench, List<PointResult> rows, boolean plotted) {}
+    /**
+     * A bench's part of the report.
+     *
+     * @param plotted      whether its plot was drawn ({@link Charts#draw})
+     * @param ratioPlotted whether its ratio plot was drawn ({@link Charts#drawRatio})
+     */
+    record Section(BenchDefinition bench, List<PointResult> rows, boolean plotted, boolean ratioPlotted) {
+        /** A section without a ratio plot. */
+        Section(BenchDefinition bench, List<PointResult> rows, boolean plotted) {
+            this(bench, rows, plotted, false);
+        }
+    }
 
     /**
      * Every lock of the configuration: registry order first, then any other, for stable colors (a lock's color is its

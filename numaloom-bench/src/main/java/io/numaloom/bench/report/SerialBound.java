@@ -13,11 +13,12 @@ import java.util.Optional;
  * 1 thread of the same bench. A critical section runs one thread at a time, so where the work is all inside the lock
  * the ratio says what contention costs (1 is as fast as one thread alone, below 1 is slower); where there is work
  * outside, the ratio can exceed 1. Marked as everywhere in the report ({@link Summary.Verdict}: ▲ or ▼ only where the
- * two 95% confidence intervals do not overlap).
+ * ratio's 95% interval excludes 1; the two points ran in different groups, so the interval is unpaired,
+ * {@link io.numaloom.bench.result.PairedRatio#unpaired}).
  *
  * <p>A bench that did not measure 1 thread, or a lock whose 1-thread point failed, has no ratio: it is said to have
  * {@value #NO_ONE_THREAD}, and no other point stands in for it. A ratio whose two points were measured in different
- * sessions of a resumed run is shown in brackets ({@link Summary.Cell#spansSessions()}).
+ * sessions of a resumed run is shown in parentheses ({@link Summary.Cell#spansSessions()}).
  */
 public final class SerialBound {
     /** What a lock without a measured 1-thread point shows instead of its ratios. */

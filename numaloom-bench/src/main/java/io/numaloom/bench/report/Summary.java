@@ -20,15 +20,18 @@ import java.util.stream.Collectors;
 /**
  * Who won: per bench, each lock's throughput as a ratio to the bench's baseline at each thread count (unfair
  * {@code ReentrantLock}; for the {@code keyed} workload, what applications hand-write: a
- * {@code ConcurrentHashMap} of {@code ReentrantLock}s), a verdict per point (faster or slower only where the
- * two 95% confidence intervals do not overlap, else tied) and a one-line verdict per lock. Printed near the end of
+ * {@code ConcurrentHashMap} of {@code ReentrantLock}s) with its 95% interval ({@link #estimate}), a verdict per point
+ * (faster or slower only where that interval excludes 1, else tied) and a one-line verdict per lock. Printed near the end of
  * a run (before {@link Recommendation}, the last block), shown in {@code index.html} and written to
  * {@code summary.csv}, which also holds, per point, the lock's worst acquire wait as a ratio to the baseline's, and the
  * rows of VNA against the best other lock ({@link BestOther}) and of each lock against its own 1-thread point
  * ({@link SerialBound}). A bench without its baseline lock has no summary.
  *
+ * <p>The ratio tables show each ratio with its interval and mark, {@code 1.12 [1.05, 1.19] ▲}, and under each table
+ * the precision the bench reached ({@link Precision}).
+ *
  * <p>A ratio whose two points were measured in different sessions of a resumed run ({@link Cell#spansSessions()}) is
- * shown in brackets and left out of every verdict and geometric mean: the two points ran hours apart, perhaps under
+ * shown in parentheses, {@code (1.12)}, without interval or mark, and left out of every verdict and geometric mean: the two points ran hours apart, perhaps under
  * another load.
  */
 public final class Summary {
@@ -89,6 +92,19 @@ public final class Summary {
         public boolean spansSessions() {
             return session != baselineSession;
         }
+
+        /** Whether the ratio has a 95% interval. */
+        public boolean hasInterval() {
+            return !Double.isNaN(low) && !Double.isNaN(high);
+        }
+
+        /**
+         * The interval's half-width relative to the ratio, {@code sqrt(high / low) - 1} (0.05 for a ratio known to
+         * within about ±5%, {@link PairedRatio.Estimate#halfWidth}); NaN without an interval.
+         */
+        public double halfWidth() {
+            return hasInterval() ? Math.sqrt(high / low) - 1 : Double.NaN;
+        }
     }
 
     /**
@@ -103,11 +119,111 @@ public final class Summary {
         }
     }
 
-    /** The summary of one bench, against {@code baseline}. */
-    public record BenchSummary(String id, String title, String baseline, List<Integer> threads, List<LockLine> locks) {
+    /**
+     * The summary of one bench, against {@code baseline}.
+     *
+     * @param stops how each group of the bench (one thread count, in one session) stopped adding rounds
+     *              ({@link PointResult#roundsStop()}: {@code precision}, {@code budget}, {@code max-rounds},
+     *              {@code fixed}), in the order of the thread counts; empty for rows measured without rounds
+     */
+    public record BenchSummary(String id, String title, String baseline, List<Integer> threads, List<LockLine> locks,
+                               List<String> stops) {
+        /** A summary whose groups' stops are unknown. */
+        public BenchSummary(String id, String title, String baseline, List<Integer> threads, List<LockLine> locks) {
+            this(id, title, baseline, threads, locks, List.of());
+        }
+
         /** The baseline in words. */
         public String baselineName() {
             return nameOf(baseline);
+        }
+
+        /** The precision this bench's table reached. */
+        public Precision precision() {
+            return Precision.of(List.of(this));
+        }
+    }
+
+    /**
+     * The precision reached by one or more ratio tables: the half-widths of their ratios' 95% intervals
+     * ({@link Cell#halfWidth()}, those of one session only), how many such ratios have no interval, and how the
+     * groups of the benches stopped adding rounds ({@link BenchSummary#stops()}).
+     */
+    public record Precision(List<Double> halfWidths, int withoutInterval, List<String> stops) {
+        /** The precision of {@code summaries} together; a bench without a ratio (an empty table) counts for nothing. */
+        public static Precision of(List<BenchSummary> summaries) {
+            List<Double> widths = new ArrayList<>();
+            int without = 0;
+            List<String> stops = new ArrayList<>();
+            for (BenchSummary s : summaries) {
+                if (s.locks().isEmpty()) {
+                    continue;
+                }
+                for (LockLine line : s.locks()) {
+                    for (Cell c : line.compared()) {
+                        if (c.hasInterval()) {
+                            widths.add(c.halfWidth());
+                        } else {
+                            without++;
+                        }
+                    }
+                }
+                stops.addAll(s.stops());
+            }
+            return new Precision(widths.stream().sorted().toList(), without, List.copyOf(stops));
+        }
+
+        /** The widest half-width; NaN for none. */
+        public double widest() {
+            return halfWidths.isEmpty() ? Double.NaN : halfWidths.getLast();
+        }
+
+        /** The median half-width; NaN for none. */
+        public double median() {
+            int n = halfWidths.size();
+            return n == 0 ? Double.NaN : n % 2 == 1 ? halfWidths.get(n / 2)
+                    : (halfWidths.get(n / 2 - 1) + halfWidths.get(n / 2)) / 2;
+        }
+
+        /**
+         * "precision reached: median ±4.8%, widest ±12.3% (95% intervals of 6 ratios); groups: 2 reached the
+         * precision, 1 stopped on the budget", or that no ratio has an interval. The half-width of an interval is
+         * relative to its ratio ({@link Cell#halfWidth()}); a group is a thread count of a bench.
+         */
+        public String text() {
+            StringBuilder sb = new StringBuilder("precision reached: ");
+            int n = halfWidths.size();
+            if (n == 0) {
+                sb.append("no ratio has an interval (one round per point, or results written before rounds)");
+            } else {
+                sb.append(String.format(Locale.ROOT, "median ±%.1f%%, widest ±%.1f%% (95%% intervals of %d ratio%s",
+                        100 * median(), 100 * widest(), n, n == 1 ? "" : "s"));
+                sb.append(withoutInterval == 0 ? ")" : ", " + withoutInterval + " without)");
+            }
+            if (!stops.isEmpty()) {
+                Map<String, Long> counts = stops.stream()
+                        .collect(Collectors.groupingBy(Precision::stopWords, LinkedHashMap::new, Collectors.counting()));
+                List<String> parts = new ArrayList<>();
+                for (String label : List.of("precision", "budget", "max-rounds", "fixed")) {
+                    Long c = counts.remove(stopWords(label));
+                    if (c != null) {
+                        parts.add(c + " " + stopWords(label));
+                    }
+                }
+                counts.forEach((words, c) -> parts.add(c + " " + words));
+                sb.append("; groups: ").append(String.join(", ", parts));
+            }
+            return sb.toString();
+        }
+
+        private static String stopWords(String label) {
+            return switch (label) {
+                case "precision" -> "reached the precision";
+                case "budget" -> "stopped on the budget";
+                case "max-rounds" -> "stopped at the cap";
+                case "fixed" -> "ran fixed rounds";
+                default -> "stopped (" + label + ")";
+            };
         }
     }
 
@@ -154,9 +270,20 @@ public final class Summary {
                     lines.add(new LockLine(lock, List.copyOf(cells), gm, verdict(lock, nameOf(baseline), cells, gm)));
                 }
             }
-            out.add(new BenchSummary(bench.id(), bench.title(), baseline, bench.threads(), List.copyOf(lines)));
+            out.add(new BenchSummary(bench.id(), bench.title(), baseline, bench.threads(), List.copyOf(lines),
+                    stops(bench, rows)));
         }
         return out;
+    }
+
+    /** How each group of {@code bench} stopped: one label per thread count and session, in thread order. */
+    private static List<String> stops(BenchDefinition bench, List<PointResult> rows) {
+        Map<String, String> byGroup = new LinkedHashMap<>();
+        rows.stream().filter(r -> r.bench().equals(bench.id()) && r.roundsStop() != null
+                        && bench.threads().contains(r.threads()))
+                .sorted(java.util.Comparator.comparingInt(r -> bench.threads().indexOf(r.threads())))
+                .forEach(r -> byGroup.putIfAbsent(r.threads() + "/" + r.sessionOrFirst(), r.roundsStop()));
+        return List.copyOf(byGroup.values());
     }
 
     /**
@@ -357,63 +484,134 @@ public final class Summary {
 
     /**
      * A ratio with its mark: ▲ faster, ▼ slower (its 95% interval excludes 1), nothing when tied or without an
-     * interval; in brackets, unmarked, where
-     * the two points were measured in different sessions.
+     * interval; in parentheses, unmarked, where the two points were measured in different sessions. The compact form of
+     * the console's line of VNA against the best other lock; the tables show {@link #withInterval(Cell)}.
      */
     static String marked(Cell c) {
-        String ratio = String.format(Locale.ROOT, "%.2f", c.ratio());
-        if (c.spansSessions()) {
-            return "[" + ratio + "]";
-        }
-        return switch (c.verdict()) {
-            case FASTER -> ratio + " ▲";
-            case SLOWER -> ratio + " ▼";
-            case TIED, UNKNOWN -> ratio;
-        };
+        String[] p = parts(c);
+        return p[2].isEmpty() ? p[0] : p[0] + " " + p[2];
     }
 
     /**
-     * The console form: per bench a ratio table and the verdict lines. (Each lock over all its points, {@link #overall},
-     * is not printed: locks measured different points. {@link Recommendation} compares them on the same points.)
+     * A ratio with its 95% interval and its mark, as the tables show it: {@code 1.12 [1.05, 1.19] ▲},
+     * {@code 0.98 [0.93, 1.04]} (tied), {@code 1.12 [-]} (no interval: one round, or a row written before rounds),
+     * and {@code (1.12)} where the two points were measured in different sessions (shown, never counted).
+     */
+    static String withInterval(Cell c) {
+        return String.join(" ", java.util.Arrays.stream(parts(c)).filter(p -> !p.isEmpty()).toList());
+    }
+
+    /** The ratio, the interval and the mark of a cell, each empty where it has none. */
+    private static String[] parts(Cell c) {
+        String ratio = String.format(Locale.ROOT, "%.2f", c.ratio());
+        if (c.spansSessions()) {
+            return new String[] {"(" + ratio + ")", "", ""};
+        }
+        String interval = c.hasInterval() ? String.format(Locale.ROOT, "[%.2f, %.2f]", c.low(), c.high()) : "[-]";
+        String mark = switch (c.verdict()) {
+            case FASTER -> "▲";
+            case SLOWER -> "▼";
+            case TIED, UNKNOWN -> "";
+        };
+        return new String[] {ratio, interval, mark};
+    }
+
+    /** What the tables' cells say, after the bench's name or in the report's text. */
+    static final String LEGEND = "ratio [95% interval]; ▲ faster, ▼ slower: the interval excludes 1; [-]: no interval";
+
+    /**
+     * The console form: per bench a ratio table (each cell {@link #withInterval(Cell)}, the ratio, the interval and the
+     * mark each in a column of its own), the precision it reached ({@link Precision}) and the verdict lines. (Each lock
+     * over all its points, {@link #overall}, is not printed: locks measured different points. {@link Recommendation}
+     * compares them on the same points.)
      */
     public static String text(List<BenchSummary> summaries) {
+        String nl = System.lineSeparator();
         StringBuilder sb = new StringBuilder();
         for (BenchSummary s : summaries) {
             if (s.locks().isEmpty()) {
                 continue;
             }
-            sb.append(s.id()).append(": throughput / ").append(s.baselineName())
-                    .append(" (▲ faster, ▼ slower: the ratio's 95% interval excludes 1)").append(System.lineSeparator());
-            int lockWidth = s.locks().stream().mapToInt(l -> l.lock().length()).max().orElse(4);
-            sb.append("  ").append(pad("threads", lockWidth, true));
-            for (int t : s.threads()) {
-                sb.append(pad(Integer.toString(t), 8, false));
-            }
-            sb.append(System.lineSeparator());
+            sb.append(s.id()).append(": throughput / ").append(s.baselineName()).append(" (").append(LEGEND).append(')')
+                    .append(nl);
+            List<String[]> table = new ArrayList<>();
+            List<String> header = new ArrayList<>(List.of("threads"));
+            s.threads().forEach(t -> header.add(Integer.toString(t)));
+            table.add(header.toArray(String[]::new));
             for (LockLine line : s.locks()) {
-                sb.append("  ").append(pad(line.lock(), lockWidth, true));
+                List<String> row = new ArrayList<>(List.of(line.lock()));
                 for (int t : s.threads()) {
-                    Optional<Cell> c = line.cells().stream().filter(x -> x.threads() == t).findFirst();
-                    sb.append(pad(c.map(Summary::marked).orElse("-"), 8, false));
+                    row.add(line.cells().stream().filter(x -> x.threads() == t).findFirst()
+                            .map(Summary::aligned).orElse("-"));
                 }
-                sb.append(System.lineSeparator());
+                table.add(row.toArray(String[]::new));
             }
+            alignColumns(s, table);
+            for (String[] row : table) {
+                StringBuilder line = new StringBuilder("  ").append(row[0]);
+                for (int i = 1; i < row.length; i++) {
+                    line.append("  ").append(row[i]);
+                }
+                sb.append(line.toString().stripTrailing()).append(nl);
+            }
+            sb.append("  ").append(s.precision().text()).append(nl);
             for (LockLine line : s.locks()) {
-                sb.append("  ").append(line.verdict()).append(System.lineSeparator());
+                sb.append("  ").append(line.verdict()).append(nl);
             }
             if (s.locks().stream().anyMatch(l -> l.cells().stream().anyMatch(Cell::spansSessions))) {
-                sb.append("  ").append(SESSIONS_NOTE).append(System.lineSeparator());
+                sb.append("  ").append(SESSIONS_NOTE).append(nl);
             }
         }
         return sb.toString();
     }
 
+    /** A cell's three parts joined by a tab each, for {@link #alignColumns} to pad. */
+    private static String aligned(Cell c) {
+        return String.join("\t", parts(c));
+    }
+
+    /**
+     * Pads {@code table} (a header row, then a row per lock) in place: the lock column to the left; in each thread
+     * column the ratios to the right, the intervals and the marks to the left, so that each lines up; then the whole
+     * column, right-aligned, to its widest cell.
+     */
+    private static void alignColumns(BenchSummary s, List<String[]> table) {
+        int lockWidth = table.stream().mapToInt(r -> r[0].length()).max().orElse(0);
+        for (String[] row : table) {
+            row[0] = pad(row[0], lockWidth, true);
+        }
+        for (int col = 1; col <= s.threads().size(); col++) {
+            int[] widths = new int[3];
+            for (String[] row : table.subList(1, table.size())) {
+                String[] p = row[col].split("\t", -1);
+                for (int k = 0; k < p.length; k++) {
+                    widths[k] = Math.max(widths[k], p[k].length());
+                }
+            }
+            int width = table.getFirst()[col].length();
+            for (String[] row : table.subList(1, table.size())) {
+                String[] p = row[col].split("\t", -1);
+                StringBuilder cell = new StringBuilder(pad(p[0], widths[0], false));
+                for (int k = 1; k < 3; k++) {
+                    if (widths[k] > 0) {
+                        cell.append(' ').append(pad(k < p.length ? p[k] : "", widths[k], true));
+                    }
+                }
+                row[col] = cell.toString();
+                width = Math.max(width, cell.length());
+            }
+            for (String[] row : table) {
+                row[col] = pad(row[col], width, false);
+            }
+        }
+    }
+
     /** What the twin ({@link BestOther#TWIN}) is, after its name in a verdict line. */
     static final String TWIN_NOTE = "(the reference measured twice, a noise gauge)";
 
-    /** What a ratio in brackets means, in the console and the report. */
-    static final String SESSIONS_NOTE = "[ ]: the two points were measured in different sessions of the resumed run "
-            + "(see machine.json): shown, but left out of every verdict and mean";
+    /** What a ratio in parentheses means, in the console and the report. */
+    static final String SESSIONS_NOTE = "( ): the two points were measured in different sessions of the resumed run "
+            + "(see machine.json): shown without interval or mark, and left out of every verdict and mean";
 
     private static void csvRow(StringBuilder sb, String bench, String lock, Cell c, String comparison, String reference) {
         sb.append(String.format(Locale.ROOT, "%s,%s,%d,%s,%s,%.4f,%s,%s,%d,%d,%s,%s,%s,%s%n", bench, lock, c.threads(),

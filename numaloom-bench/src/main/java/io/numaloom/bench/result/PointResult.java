@@ -96,7 +96,7 @@ import java.util.List;
  *                             run; the ratios to other locks of the group pair these by round. Null for rows measured
  *                             without rounds
  * @param roundsStop           why the group stopped adding rounds ({@code precision}, {@code budget},
- *                             {@code max-rounds}); null without rounds
+ *                             {@code max-rounds}, or {@code fixed} where no precision was asked); null without rounds
  * @param pilotRounds          the rounds that planned the group's ({@link PairedRatio#plannedRounds}); null without
  */
 @JsonPropertyOrder({"bench", "title", "workload", "lock", "threads", "threadType", "carriers", "remotePenaltyNs",

@@ -42,9 +42,14 @@ public final class RoundPlan {
         /** The next round would not have fitted in the group's time budget. */
         BUDGET,
         /** It reached the largest number of rounds allowed. */
-        MAX_ROUNDS;
+        MAX_ROUNDS,
+        /** It ran the fixed number of rounds asked for: no precision, so no plan. */
+        FIXED;
 
-        /** The name in {@code results.csv}'s {@code roundsStop}: {@code precision}, {@code budget}, {@code max-rounds}. */
+        /**
+         * The name in {@code results.csv}'s {@code roundsStop}: {@code precision}, {@code budget}, {@code max-rounds},
+         * {@code fixed}.
+         */
         public String label() {
             return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
         }
@@ -150,7 +155,7 @@ public final class RoundPlan {
         if (planned > 0 && done >= planned) {
             stop = Stop.PRECISION;
         } else if (done >= maxRounds) {
-            stop = Stop.MAX_ROUNDS;
+            stop = Double.isNaN(precision) ? Stop.FIXED : Stop.MAX_ROUNDS;
         } else if (done > 0 && spent.plus(meanRound()).compareTo(budget) > 0 && (done >= 2 || spent.compareTo(budget) >= 0)) {
             stop = Stop.BUDGET;
         }

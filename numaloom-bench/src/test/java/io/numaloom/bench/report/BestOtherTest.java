@@ -109,8 +109,8 @@ class BestOtherTest {
                 + "lowest 2.00 at x2", lines.get(1).text(), "a bench without a 1-thread point still compares VNA");
 
         String console = BestOther.text(lines);
-        assertEquals(List.of("VNA / the best other lock of each bench at each thread count (▲ faster, ▼ slower: 95% "
-                        + "intervals apart)",
+        assertEquals(List.of("VNA / the best other lock of each bench at each thread count (▲ faster, ▼ slower: the ratio's "
+                        + "95% interval excludes 1)",
                 "  a: x1 0.80 ▼ (UNFAIR_REENTRANT), x2 1.25 ▲ (SHFL), x8 0.96 (NUMA_MCS), x32 1.20 ▲ (SYNCHRONIZED); "
                         + "geometric mean 1.04, lowest 0.80 at x1",
                 "  b: x2 2.00 ▲ (UNFAIR_REENTRANT), x8 2.00 ▲ (UNFAIR_REENTRANT); geometric mean 2.00, lowest 2.00 at x2"),
@@ -197,10 +197,11 @@ class BestOtherTest {
         String a = section(html, "a");
         for (String fragment : List.of("<b>VNA against the best other lock</b>",
                 "<tr><td class=\"l\">best other lock</td><td>UNFAIR_REENTRANT</td><td>SHFL</td><td>NUMA_MCS</td><td>SYNCHRONIZED</td></tr>",
-                "<tr><td class=\"l\">VNA / best other</td><td>0.80 ▼</td><td>1.25 ▲</td><td>0.96</td><td>1.20 ▲</td></tr>",
+                "<tr><td class=\"l\">VNA / best other</td><td>0.80 [-] ▼</td><td>1.25 [-] ▲</td><td>0.96 [-]</td>"
+                        + "<td>1.20 [-] ▲</td></tr>",
                 "Geometric mean 1.04, lowest 0.80 at 1 thread (UNFAIR_REENTRANT).",
                 "<b>Serial bound</b>", "<th>2 threads</th><th>8 threads</th><th>32 threads</th>",
-                "<tr><td class=\"l\">VNA</td><td>2.00 ▲</td><td>1.00</td><td>0.60 ▼</td></tr>",
+                "<tr><td class=\"l\">VNA</td><td>2.00 [-] ▲</td><td>1.00 [-]</td><td>0.60 [-] ▼</td></tr>",
                 "<tr><td class=\"l\">NUMA_MCS</td><td class=\"l\" colspan=\"3\">no 1-thread point</td></tr>")) {
             assertTrue(a.contains(fragment), "bench a lacks " + fragment + ":\n" + a);
         }
@@ -210,7 +211,7 @@ class BestOtherTest {
                 "no serial-bound table without a 1-thread point: " + b);
         String c = section(html, "c");
         assertFalse(c.contains("best other"), "c has no VNA: " + c);
-        assertTrue(c.contains("<tr><td class=\"l\">UNFAIR_REENTRANT</td><td>0.50 ▼</td></tr>"), c);
+        assertTrue(c.contains("<tr><td class=\"l\">UNFAIR_REENTRANT</td><td>0.50 [-] ▼</td></tr>"), c);
     }
 
     /**
@@ -319,8 +320,8 @@ class BestOtherTest {
                 "best-other rows are VNA's only: " + csv);
         assertTrue(csv.stream().noneMatch(l -> (l.startsWith("u,") || l.startsWith("v,")) && l.contains("twin-best-other")));
 
-        assertEquals(List.of("VNA / the best other lock of each bench at each thread count (▲ faster, ▼ slower: 95% "
-                        + "intervals apart)",
+        assertEquals(List.of("VNA / the best other lock of each bench at each thread count (▲ faster, ▼ slower: the ratio's "
+                        + "95% interval excludes 1)",
                 "  t: x1 0.92 (UNFAIR_REENTRANT), x2 1.25 ▲ (SHFL), x8 0.85 ▼ (UNFAIR_REENTRANT); geometric mean 0.99, "
                         + "lowest 0.85 at x8",
                 "  t (twin, what a tie reads): x1 1.17 ▲ (UNFAIR_REENTRANT), x2 0.56 ▼ (SHFL), x8 0.98 (UNFAIR_REENTRANT); "
@@ -340,9 +341,9 @@ class BestOtherTest {
                 + "others reads here)</li>"), whoWon);
         String t = section(html, "t");
         for (String fragment : List.of(
-                "<tr><td class=\"l\">VNA / best other</td><td>0.92</td><td>1.25 ▲</td><td>0.85 ▼</td></tr>\n"
-                        + "<tr><td class=\"l\">UNFAIR_REENTRANT_TWIN / best other</td><td>1.17 ▲</td><td>0.56 ▼</td>"
-                        + "<td>0.98</td></tr>",
+                "<tr><td class=\"l\">VNA / best other</td><td>0.92 [-]</td><td>1.25 [-] ▲</td><td>0.85 [-] ▼</td></tr>\n"
+                        + "<tr><td class=\"l\">UNFAIR_REENTRANT_TWIN / best other</td><td>1.17 [-] ▲</td>"
+                        + "<td>0.56 [-] ▼</td><td>0.98 [-]</td></tr>",
                 "Geometric mean 0.99, lowest 0.85 at 8 threads (UNFAIR_REENTRANT). UNFAIR_REENTRANT_TWIN, a second, "
                         + "identical unfair ReentrantLock: what a lock that ties the others reads here: geometric mean 0.86, "
                         + "lowest 0.56 at 2 threads (SHFL).")) {

@@ -28,18 +28,26 @@ class ReportTest {
     private static final String CONFIG = """
             { "description": "Report <test> & friends",
               "benches": [
-                { "name": "consumeCpu", "id": "lines", "payload": { "title": "Lines <b>bold</b>", "threads": [1, 2, 4, 8],
+                { "name": "consumeCpu", "id": "lines", "payload": { "title": "Lines <b>bold</b>", "threads": [1, 2, 4, 8], "forks": 3,
                   "locks": [ { "name": "VNA" }, { "name": "UNFAIR_REENTRANT" }, { "name": "SYNCHRONIZED" } ] } },
                 { "name": "sync", "id": "bars", "payload": { "title": "Bars",
                   "locks": [ { "name": "VNA" }, { "name": "SYNCHRONIZED" } ] } },
                 { "name": "textStats", "id": "time", "payload": { "title": "Text", "threads": [1, 2], "lines": 100,
                   "locks": [ { "name": "FAIR_REENTRANT" } ] } },
+                { "name": "consumeCpu", "id": "one", "payload": { "title": "One", "threads": [2],
+                  "locks": [ { "name": "VNA" }, { "name": "UNFAIR_REENTRANT" }, { "name": "SYNCHRONIZED" } ] } },
+                { "name": "consumeCpu", "id": "noref", "payload": { "title": "No reference", "threads": [1, 2],
+                  "locks": [ { "name": "VNA" }, { "name": "UNFAIR_REENTRANT" } ] } },
                 { "name": "matrix", "id": "skipped", "payload": { "skip": true, "locks": [ { "name": "VNA" } ] } } ] }
             """;
 
-    /** Fake measurements; VNA fails at 8 threads, and every point of "time" fails. */
+    /**
+     * Fake measurements; VNA fails at 8 threads, every point of "time" fails, and so does the reference of "noref",
+     * which then has ratios to nothing.
+     */
     private static final PointExecutor EXECUTOR = (point, work, log) -> {
-        if (point.key().equals("lines/VNA/8") || point.bench().id().equals("time")) {
+        if (point.key().equals("lines/VNA/8") || point.bench().id().equals("time")
+                || point.key().startsWith("noref/UNFAIR_REENTRANT/")) {
             throw new PointExecutor.PointFailedException("boom <at> " + point.key(), null);
         }
         double t = 5 + point.threads() * (1 + point.lock().length() % 3);
@@ -67,10 +75,23 @@ class ReportTest {
         }
         assertFalse(Files.exists(out.resolve("time.png")), "nothing to plot when every point failed");
         assertFalse(Files.exists(out.resolve("skipped.png")));
+        for (String id : List.of("lines", "one")) {
+            byte[] png = Files.readAllBytes(out.resolve(id + "-ratio.png"));
+            assertArrayEquals(PNG_MAGIC, java.util.Arrays.copyOf(png, 4), id + "-ratio.png is a PNG");
+            assertTrue(png.length > 10_000, id + "-ratio.png has a chart in it");
+            String svg = Files.readString(out.resolve(id + "-ratio.svg"));
+            assertTrue(svg.contains("<svg") && svg.contains("</svg>"), id + "-ratio.svg is an SVG");
+        }
+        for (String id : List.of("bars", "time", "noref", "skipped")) {
+            assertFalse(Files.exists(out.resolve(id + "-ratio.png")) || Files.exists(out.resolve(id + "-ratio.svg")),
+                    "no ratio plot for " + id + ": no reference, nothing measured, or skipped");
+        }
+        assertTrue(Files.exists(out.resolve("noref.png")), "noref's VNA points were measured");
 
         String html = Files.readString(out.resolve("index.html"), StandardCharsets.UTF_8);
         for (String fragment : List.of("id=\"lines\"", "id=\"bars\"", "id=\"time\"", "Lines &lt;b&gt;bold&lt;/b&gt;",
                 "<img src=\"lines.png\"", "href=\"bars.svg\"", "Report &lt;test&gt; &amp; friends",
+                "<img src=\"lines-ratio.png\"", "href=\"lines-ratio.svg\"", "<img src=\"one-ratio.png\"",
                 "failed: boom &lt;at&gt; lines/VNA/8", "No point of this bench was measured successfully",
                 "id=\"machine\"", "NUMA nodes", "JDK", "id=\"config\"", "&quot;benches&quot;",
                 "--add-opens=java.base/java.lang=ALL-UNNAMED", "test placement")) {
@@ -83,12 +104,25 @@ class ReportTest {
         assertTrue(html.contains("SYNCHRONIZED: ") && html.contains("x unfair ReentrantLock (geometric mean of 4 points); best "),
                 "a verdict line per lock: " + html.substring(verdict, Math.min(html.length(), verdict + 600)));
         assertFalse(html.contains("id=\"skipped\""), "skipped benches are not reported");
+        assertFalse(html.contains("bars-ratio") || html.contains("noref-ratio"), "no ratio plot, no image");
+        assertFalse(html.contains("intervals do not overlap"), "the rule is the ratio's own interval");
+        assertTrue(html.contains("▲ faster and ▼ slower where that interval excludes 1"), html);
+        String whoWon = html.substring(html.indexOf("id=\"summary\""), html.indexOf("<h2 id=\"lines\""));
+        // Every round of a fake point is the same: each ratio is known exactly, its interval [r, r].
+        assertTrue(whoWon.matches("(?s).*<td>(\\d\\.\\d\\d) \\[\\1, \\1\\]( [▲▼])?</td>.*"),
+                "a cell shows its ratio, interval and mark: " + whoWon);
+        assertTrue(whoWon.contains("<p class=\"muted\">precision reached: median ±0.0%, widest ±0.0% (95% intervals of "
+                + "7 ratios); groups: 4 ran fixed rounds.</p>"), "a precision line under each table: " + whoWon);
+        assertTrue(whoWon.contains("<tr><td class=\"l\">VNA</td><td>1.29 [-]</td>"), "one fork, no interval: " + whoWon);
+        assertTrue(html.substring(verdict, html.indexOf("id=\"summary\"")).contains("Over every ratio of <a href=\"#summary\">who won</a>, precision reached: median ±0.0%, widest "
+                + "±0.0% (95% intervals of 7 ratios, 2 without); groups: 5 ran fixed rounds"),
+                "the verdict states the precision reached: " + html.substring(verdict, html.indexOf("id=\"summary\"")));
         String lines = html.substring(html.indexOf("<h2 id=\"lines\""), html.indexOf("<h2 id=\"bars\""));
         assertTrue(lines.contains("<b>VNA against the best other lock</b>") && lines.contains("<b>Serial bound</b>"), lines);
         List<String> summaryCsv = Files.readAllLines(out.resolve(Summary.FILE));
-        assertTrue(summaryCsv.stream().anyMatch(l -> l.startsWith("lines,VNA,1,") && l.endsWith(",best-other,SYNCHRONIZED,,")),
+        assertTrue(summaryCsv.stream().anyMatch(l -> l.startsWith("lines,VNA,1,") && l.endsWith(",best-other,SYNCHRONIZED,1.0000,1.0000")),
                 "VNA's rounds take as long as SYNCHRONIZED's, UNFAIR_REENTRANT's longer: " + summaryCsv);
-        assertTrue(summaryCsv.stream().anyMatch(l -> l.startsWith("lines,UNFAIR_REENTRANT,4,") && l.endsWith(",serial-bound,UNFAIR_REENTRANT,,")),
+        assertTrue(summaryCsv.stream().anyMatch(l -> l.startsWith("lines,UNFAIR_REENTRANT,4,") && l.endsWith(",serial-bound,UNFAIR_REENTRANT,0.5385,0.5385")),
                 summaryCsv.toString());
         assertTrue(Files.exists(out.resolve("machine.json")) && Files.exists(out.resolve("config.json")));
     }
@@ -138,11 +172,13 @@ class ReportTest {
     @Test
     void redrawsFromTheFilesAlone(@TempDir Path out) throws Exception {
         run(out);
-        for (String f : List.of("index.html", "lines.png", "lines.svg", "bars.png", "bars.svg")) {
+        List<String> files = List.of("index.html", "lines.png", "lines.svg", "bars.png", "bars.svg", "lines-ratio.png",
+                "lines-ratio.svg", "one-ratio.png", "one-ratio.svg");
+        for (String f : files) {
             Files.delete(out.resolve(f));
         }
         Report.write(out);
-        for (String f : List.of("index.html", "lines.png", "lines.svg", "bars.png", "bars.svg")) {
+        for (String f : files) {
             assertTrue(Files.size(out.resolve(f)) > 0, f);
         }
     }

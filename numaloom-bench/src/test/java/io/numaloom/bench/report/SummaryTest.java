@@ -58,7 +58,9 @@ class SummaryTest {
         assertEquals(Summary.Verdict.SLOWER, fair.cells().getFirst().verdict());
 
         String text = Summary.text(s);
-        assertTrue(text.contains("1.50 ▲") && text.contains("0.50 ▼") && text.contains("1.02"), text);
+        assertTrue(text.contains("1.50 [-] ▲") && text.contains("0.50 [-] ▼") && text.contains("1.02 [-]"),
+                "rows without rounds have no interval, and keep the mark of their time: " + text);
+        assertTrue(text.contains("  precision reached: no ratio has an interval"), text);
 
         Summary.writeCsv(dir, s, List.of(), List.of());
         List<String> csv = Files.readAllLines(dir.resolve(Summary.FILE));
@@ -159,13 +161,59 @@ class SummaryTest {
         assertEquals("VNA: 1.73x unfair ReentrantLock (geometric mean); faster at 1, 8 threads; left out at 2 threads: "
                 + "measured in another session of the resumed run than unfair ReentrantLock's point", vna.verdict());
         String text = Summary.text(s);
-        assertTrue(text.contains("[0.02]") && !text.contains("0.02 ▼") && text.contains(Summary.SESSIONS_NOTE), text);
+        assertTrue(text.contains("(0.02)") && !text.contains("0.02 [") && text.contains(Summary.SESSIONS_NOTE), text);
         assertEquals(Math.sqrt(1.5 * 2.0), Summary.overall(s).getFirst().geometricMean(), 1e-9);
         assertEquals(2, Summary.overall(s).getFirst().points());
         Summary.writeCsv(dir, s, List.of(), List.of());
         List<String> csv = Files.readAllLines(dir.resolve(Summary.FILE));
         assertTrue(csv.contains("rb,VNA,2,2,100,0.0200,sessions-differ,,1,2,baseline,UNFAIR_REENTRANT,,"), csv.toString());
         assertTrue(csv.contains("rb,VNA,geomean,,,1.7321,,,,,baseline,UNFAIR_REENTRANT,,"), csv.toString());
+    }
+
+    /** A row measured in {@code means.length} rounds whose group stopped on {@code stop}, its mean the rounds' mean. */
+    static PointResult rounds(String bench, String lock, int threads, String stop, double... means) {
+        double mean = java.util.Arrays.stream(means).average().orElseThrow();
+        return row(bench, lock, threads, mean, mean * 0.95, mean * 1.05)
+                .withRounds(java.util.Arrays.stream(means).boxed().toList(), stop, 4);
+    }
+
+    /**
+     * The console's ratio table shows each ratio with its paired 95% interval and its mark, in aligned columns, and
+     * under it the precision reached and how each group stopped.
+     */
+    @Test
+    void theConsoleTableShowsEachRatiosIntervalAndThePrecisionReached() throws Exception {
+        BenchConfig config = ConfigReader.parse(CONFIG, "s.json", 2, Mutex.names());
+        List<PointResult> rows = List.of(
+                rounds("rb", "UNFAIR_REENTRANT", 1, "budget", 100, 104, 96, 100),
+                rounds("rb", "VNA", 1, "budget", 101, 103, 97, 102),                         // tied
+                rounds("rb", "FAIR_REENTRANT", 1, "budget", 10, 10.5, 9.5, 10),             // slower
+                rounds("rb", "UNFAIR_REENTRANT", 2, "precision", 100, 102, 98, 100, 101),
+                rounds("rb", "VNA", 2, "precision", 150, 151, 149, 152, 150),               // faster
+                rounds("rb", "UNFAIR_REENTRANT", 8, "max-rounds", 100),
+                rounds("rb", "VNA", 8, "max-rounds", 90));                                  // one round: no interval
+        List<Summary.BenchSummary> s = Summary.of(config, rows);
+        assertEquals(List.of("budget", "precision", "max-rounds"), s.getFirst().stops());
+        Summary.Cell faster = s.getFirst().locks().getFirst().cells().get(1);
+        assertEquals(Summary.Verdict.FASTER, faster.verdict());
+        String n = System.lineSeparator();
+        assertEquals("rb: throughput / unfair ReentrantLock (ratio [95% interval]; ▲ faster, ▼ slower: the interval "
+                + "excludes 1; [-]: no interval)" + n
+                + "  threads                           1                    2         8" + n
+                + "  VNA             1.01 [0.99, 1.03]    1.50 [1.47, 1.53] ▲  0.90 [-]" + n
+                + "  FAIR_REENTRANT  0.10 [0.10, 0.10] ▼     -                    -" + n
+                + "  precision reached: median ±1.8%, widest ±2.0% (95% intervals of 3 ratios, 1 without); groups: "
+                + "1 reached the precision, 1 stopped on the budget, 1 stopped at the cap" + n
+                + "  VNA: 1.11x unfair ReentrantLock (geometric mean); faster at 2 threads; tied at 1 thread; no interval "
+                + "at 8 threads" + n
+                + "  FAIR_REENTRANT: 0.10x unfair ReentrantLock (geometric mean); slower at 1 thread" + n, Summary.text(s));
+        assertEquals(faster.halfWidth(), Math.sqrt(faster.high() / faster.low()) - 1, 1e-12);
+        assertEquals("1.50 [1.47, 1.53] ▲", Summary.withInterval(faster));
+
+        Summary.Precision fixed = new Summary.Precision(List.of(), 0, List.of("fixed", "fixed"));
+        assertEquals("precision reached: no ratio has an interval (one round per point, or results written before "
+                + "rounds); groups: 2 ran fixed rounds", fixed.text());
+        assertTrue(Double.isNaN(fixed.median()) && Double.isNaN(fixed.widest()));
     }
 
     /** Each point is held against the stall probe of the session that measured it. */

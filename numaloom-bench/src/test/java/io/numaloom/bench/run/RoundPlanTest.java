@@ -144,7 +144,8 @@ class RoundPlanTest {
         Random random = new Random(6);
         RoundPlan plan = new RoundPlan(LOCKS, "UNFAIR_REENTRANT", 7, 4, Double.NaN, 3, Duration.ofHours(1));
         runToItsStop(plan, random, 0.3);
-        assertEquals(RoundPlan.Stop.MAX_ROUNDS, plan.stop());
+        assertEquals(RoundPlan.Stop.FIXED, plan.stop());
+        assertEquals("fixed", plan.stop().label());
         assertEquals(3, plan.rounds());
         assertEquals(0, plan.planned());
     }

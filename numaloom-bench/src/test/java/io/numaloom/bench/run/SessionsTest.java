@@ -109,13 +109,13 @@ class SessionsTest {
                 && sessions.contains("1 ratio at 1 point would compare two sessions and is left out"), sessions);
         assertTrue(sessions.contains("longest stall 1.2 ms") && sessions.contains("longest stall 9.0 ms"), sessions);
 
-        // The report lists both sessions, the session of each point, and brackets the ratio across sessions.
+        // The report lists both sessions, the session of each point, and puts the ratio across sessions in parentheses.
         String html = Files.readString(out.resolve(Report.INDEX), StandardCharsets.UTF_8);
         assertTrue(html.contains("<th class=\"l\">Session 1</th>") && html.contains("<th class=\"l\">Session 2</th>"), html);
         assertTrue(html.contains(quiet.describe()) && html.contains(loaded.describe()), "both probes are in the report");
         assertTrue(html.contains("<th>session</th>"), "the table of a bench measured in two sessions names each point's");
-        assertTrue(html.contains("<td>[" + String.format(java.util.Locale.ROOT, "%.2f", vna.cells().get(1).ratio()) + "]</td>"),
-                "the ratio across sessions is bracketed");
+        assertTrue(html.contains("<td>(" + String.format(java.util.Locale.ROOT, "%.2f", vna.cells().get(1).ratio()) + ")</td>"),
+                "the ratio across sessions is in parentheses, without interval or mark");
         assertTrue(html.contains("1 ratio at 1 point would compare two sessions"), "the verdict's warning is in the report");
     }
 
