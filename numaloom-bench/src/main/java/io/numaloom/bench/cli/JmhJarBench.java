@@ -166,7 +166,8 @@ final class JmhJarBench {
         Path dir = args.out() != null ? args.out()
                 : resultsRoot.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         ChildProcesses children = new ChildProcesses();
-        JmhJarRun forks = new JmhJarRun(children, a.jar().toAbsolutePath(), plan.regex(), a.param(), a.options());
+        JmhJarRun forks = new JmhJarRun(children, a.jar().toAbsolutePath(), plan.regex(), a.param(), a.options(),
+                notice -> err.println("numaloom bench: " + notice));
         Instant started = Instant.now();
         Map<String, Object> run = new LinkedHashMap<>();
         run.put("command", "./numaloom bench " + String.join(" ", argv));

@@ -157,7 +157,13 @@ public final class JmhJarRun {
     public static final List<String> HOST_JVM_ARGS = List.of("--enable-native-access=ALL-UNNAMED",
             "--sun-misc-unsafe-memory-access=allow");
 
+    /** The longest a fork waits for another JMH run on the machine to release JMH's lock file, in seconds. */
+    static final int LOCK_WAIT_SECONDS = 600;
+    /** What JMH 1.37 prints when another JMH run holds its lock file ({@code java.io.tmpdir/jmh.lock}). */
+    static final String LOCK_HELD = "Unable to acquire the JMH lock";
+
     private final ChildProcesses children;
+    private final java.util.function.Consumer<String> notices;
     private final Path jar;
     private final String regex;
     private final String param;
@@ -169,9 +175,12 @@ public final class JmhJarRun {
      * @param regex    the benchmarks to run (JMH's regex), or null for all
      * @param param    the compared {@code @Param}
      * @param options  more JMH options, after the route's own
+     * @param notices  where to say that a fork waits for another JMH run's lock
      */
-    public JmhJarRun(ChildProcesses children, Path jar, String regex, String param, List<String> options) {
+    public JmhJarRun(ChildProcesses children, Path jar, String regex, String param, List<String> options,
+                     java.util.function.Consumer<String> notices) {
         this.children = children;
+        this.notices = notices;
         this.jar = jar;
         this.regex = regex;
         this.param = param;
@@ -188,17 +197,23 @@ public final class JmhJarRun {
             ChildProcesses.StoppingException {
         Files.createDirectories(json.toAbsolutePath().getParent());
         Files.createDirectories(log.toAbsolutePath().getParent());
-        Files.deleteIfExists(json);
-        ProcessBuilder builder = new ProcessBuilder(command(currentJava(), HOST_JVM_ARGS, jar, regex, param, value, json, options))
-                .redirectErrorStream(true).redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(nullFile()));
-        Process p = children.start(builder);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LOCK_WAIT_SECONDS);
         int status;
-        try {
-            status = p.waitFor();
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
-            p.waitFor(5, TimeUnit.SECONDS);
-            throw e;
+        boolean said = false;
+        while (true) {
+            Files.deleteIfExists(json);
+            status = fork(value, json, log);
+            // JMH keeps two runs on one machine from measuring at once: wait for the other one, as bench does.
+            if (status == 0 || !logSays(log, LOCK_HELD) || System.nanoTime() - deadline > 0) {
+                break;
+            }
+            if (!said) {
+                notices.accept("another JMH run holds JMH's lock (" + System.getProperty("java.io.tmpdir")
+                        + "/jmh.lock): waiting for it, at most " + LOCK_WAIT_SECONDS + " s (-Djmh.ignoreLock=true on the bench"
+                        + " JVM, e.g. in NUMALOOM_JAVA_OPTS, skips the lock)");
+                said = true;
+            }
+            Thread.sleep(1000);
         }
         String where = " (log: " + log + ")";
         if (status != 0 || !Files.exists(json)) {
@@ -210,6 +225,31 @@ public final class JmhJarRun {
             return new Outcome(parse(Files.readString(json), param), null, log);
         } catch (IOException e) {
             return new Outcome(List.of(), name + ": unreadable JMH result " + json + ": " + e.getMessage() + where, log);
+        }
+    }
+
+    private int fork(String value, Path json, Path log) throws IOException, InterruptedException, ChildProcesses.StoppingException {
+        List<String> jvmArgs = new ArrayList<>(HOST_JVM_ARGS);
+        if (System.getProperty("jmh.ignoreLock") != null) {
+            jvmArgs.add("-Djmh.ignoreLock=" + System.getProperty("jmh.ignoreLock"));
+        }
+        ProcessBuilder builder = new ProcessBuilder(command(currentJava(), jvmArgs, jar, regex, param, value, json, options))
+                .redirectErrorStream(true).redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(nullFile()));
+        Process p = children.start(builder);
+        try {
+            return p.waitFor();
+        } catch (InterruptedException e) {
+            p.destroyForcibly();
+            p.waitFor(5, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    private static boolean logSays(Path log, String text) {
+        try {
+            return Files.readString(log).contains(text);
+        } catch (IOException | RuntimeException e) {
+            return false;
         }
     }
 
