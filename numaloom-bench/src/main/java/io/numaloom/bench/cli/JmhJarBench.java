@@ -1,6 +1,5 @@
 package io.numaloom.bench.cli;
 
-import io.numaloom.bench.report.JmhJarReport;
 import io.numaloom.bench.run.BenchRunner;
 import io.numaloom.bench.run.ChildProcesses;
 import io.numaloom.bench.run.JmhJar;

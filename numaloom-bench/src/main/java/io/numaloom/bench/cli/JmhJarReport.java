@@ -1,4 +1,4 @@
-package io.numaloom.bench.report;
+package io.numaloom.bench.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -21,6 +21,9 @@ import java.util.Map;
  * What the JMH route ({@code ./numaloom bench --jmh-jar}) writes: every fork's scores as the rounds run
  * ({@code rounds.csv}), the ratios at the end ({@code summary.csv}), the run's seed and command ({@code run.json}),
  * and the console's text.
+ *
+ * <p>It lives beside the command, not in {@code report}: it reads the JMH route's rounds ({@code run}), which the
+ * report package, drawn from results alone, never imports (LayoutTest).
  *
  * <p>Why files as well as the console: the ratios say what the rounds showed, and the rounds themselves (with the
  * seed, which fixes their orders) let anyone check them or compute something else; {@code rounds.csv} grows a line
