@@ -64,10 +64,10 @@ final class BenchCommand {
      * @param workload your own critical section ({@code --workload-class} and its options), or null for a configuration
      */
     record Args(Path config, boolean quick, Path out, boolean resume, boolean dryRun, boolean help, WorkloadArgs workload,
-                Double precision, Duration budget, Long seed, Integer rounds) {
+                Double precision, Duration budget, Long seed, Integer rounds, JmhJarBench.JmhArgs jmh) {
         /** The arguments without the verdict method's options (the defaults apply). */
         Args(Path config, boolean quick, Path out, boolean resume, boolean dryRun, boolean help, WorkloadArgs workload) {
-            this(config, quick, out, resume, dryRun, help, workload, null, null, null, null);
+            this(config, quick, out, resume, dryRun, help, workload, null, null, null, null, null);
         }
 
         static Args parse(String[] args) {
@@ -90,8 +90,19 @@ final class BenchCommand {
             Duration budget = null;
             Long seed = null;
             Integer rounds = null;
+            String jmhJar = null;
+            String jmhParam = null;
+            String jmhBenchmark = null;
+            List<String> jmhOptions = null;
             for (int i = 0; i < args.length; i++) {
+                if (args[i].equals("--")) { // the rest is JMH's
+                    jmhOptions = List.of(java.util.Arrays.copyOfRange(args, i + 1, args.length));
+                    break;
+                }
                 switch (args[i]) {
+                    case "--jmh-jar" -> jmhJar = Main.optionValue(args, ++i, "--jmh-jar");
+                    case "--jmh-param" -> jmhParam = Main.optionValue(args, ++i, "--jmh-param");
+                    case "--jmh-benchmark" -> jmhBenchmark = Main.optionValue(args, ++i, "--jmh-benchmark");
                     case "--precision" -> precision = precision(Main.optionValue(args, ++i, "--precision"));
                     case "--budget" -> budget = budget(Main.optionValue(args, ++i, "--budget"));
                     case "--seed" -> seed = seed(Main.optionValue(args, ++i, "--seed"));
@@ -149,7 +160,26 @@ final class BenchCommand {
                 throw new Main.UsageException("--rounds and --precision exclude each other: --rounds runs that many rounds, "
                         + "--precision plans them");
             }
-            return new Args(config, quick, out, resume, dryRun, help, workload, precision, budget, seed, rounds);
+            JmhJarBench.JmhArgs jmh = null;
+            if (jmhJar != null) {
+                for (String[] o : new String[][] {{"--config", config == null ? null : ""},
+                        {"--workload-class", workloadClass}, {"--quick", quick ? "" : null}, {"--resume", resume ? "" : null},
+                        {"--dry-run", dryRun ? "" : null}}) {
+                    if (o[1] != null) {
+                        throw new Main.UsageException("--jmh-jar and " + o[0] + " exclude each other: --jmh-jar compares the "
+                                + "values of a @Param of your JMH benchmarks, in rounds");
+                    }
+                }
+                jmh = JmhJarBench.JmhArgs.of(jmhJar, jmhParam, jmhBenchmark, jmhOptions == null ? List.of() : jmhOptions);
+            } else {
+                for (String[] o : new String[][] {{"--jmh-param", jmhParam}, {"--jmh-benchmark", jmhBenchmark},
+                        {"--", jmhOptions == null ? null : ""}}) {
+                    if (o[1] != null) {
+                        throw new Main.UsageException(o[0] + " applies to --jmh-jar only");
+                    }
+                }
+            }
+            return new Args(config, quick, out, resume, dryRun, help, workload, precision, budget, seed, rounds, jmh);
         }
 
         /** {@code 5%} or {@code 5}: ±5%, as a fraction; between 0.1% and 50%. */
@@ -297,6 +327,9 @@ final class BenchCommand {
         if (args.help()) {
             out.print(help());
             return Main.OK;
+        }
+        if (args.jmh() != null) {
+            return new JmhJarBench(out, err, resultsRoot).run(args, argv);
         }
         Path outDir;
         BenchConfig config;
@@ -512,6 +545,9 @@ final class BenchCommand {
                                         [--operations N] [--outside METHOD] [--timeout SECONDS]
                                         [--virtual] [--platform] [--quick] [--out DIR]
                                         [--resume] [--dry-run]
+                       ./numaloom bench --jmh-jar JAR [--jmh-param NAME=V1,V2,...] [--jmh-benchmark REGEX]
+                                        [--precision P] [--rounds N] [--budget TIME] [--seed N] [--out DIR]
+                                        [-- JMH options]
 
                 Runs every point (bench x thread count x lock) of a configuration, each in fresh JMH-forked
                 JVMs, and writes into DIR (default results/<timestamp>/):
@@ -579,8 +615,25 @@ final class BenchCommand {
                   --platform     on platform threads only; with --virtual, or with neither: both
                   The same from Java: io.numaloom.bench.api.LockMatrix (see README.md).
 
+                Your own JMH benchmarks, on the same method:
+                  --jmh-jar JAR  a JMH benchmarks jar (java -jar JAR runs JMH). Each round runs one JMH
+                                 fork of the selected benchmarks per value of the parameter, in a shuffled
+                                 order; the reference (the first value) runs twice, its twin the A/A control.
+                                 Prints each value's ratio to the reference per benchmark (and per
+                                 combination of its other parameters) with its 95% interval and verdict;
+                                 above 1 is faster (for avgt, sample and ss, the time's inverse). Writes
+                                 rounds.csv, summary.csv, run.json and logs/ into DIR
+                  --jmh-param NAME=V1,V2,...
+                                 the compared @Param and its values, the reference first; NAME alone takes
+                                 the values its @Param declares (default: lock)
+                  --jmh-benchmark REGEX
+                                 the benchmarks to run, as JMH selects them (default: all with the @Param)
+                  -- OPTIONS     more JMH options for every fork, e.g. -- -wi 3 -i 5 -w 1s -r 1s -t 4
+                                 (not -f, -rf, -rff, nor -p for the compared parameter: the route sets them)
+                  Without --precision or --rounds: rounds planned to +-5%, at most 30; no budget.
+
                 Exit status: 0 all points measured; 2 bad usage or configuration (--resume where there is
-                no run); 3 some points failed
+                no run; a --jmh-jar that is not a JMH jar); 3 some points (or JMH comparisons) failed
                 (the reason is in their row); 1 other errors; 130 stopped by Ctrl-C (the points done are
                 kept and reported; the message says how to continue).
 

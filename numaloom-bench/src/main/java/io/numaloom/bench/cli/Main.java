@@ -87,6 +87,9 @@ public final class Main {
                   bench --workload-class CLASS --classpath JARS [--quick] [--out DIR]
                                  your own critical section: the run() of your Runnable class, under
                                  VNA, ReentrantLock and synchronized, virtual and platform threads
+                  bench --jmh-jar JAR [--jmh-param NAME=V1,V2] [--jmh-benchmark REGEX] [-- JMH options]
+                                 your own JMH benchmarks: the values of a @Param compared in interleaved
+                                 rounds of JMH forks, each value's ratio to the first with its interval
                   topology [--topology SPEC]
                                  print the NUMA topology numaloom sees and where the current CPU comes from
                   plot RESULTS_DIR
