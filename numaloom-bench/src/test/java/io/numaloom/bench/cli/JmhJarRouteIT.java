@@ -78,8 +78,8 @@ class JmhJarRouteIT {
         MainTest.Result r = bench(dir, args(out, "FAST,SLOW", 3));
         assertEquals(0, r.status(), r.out() + r.err());
         // Per benchmark and mode: the rounds, the stop, each alternative's ratio with its interval and verdict.
-        assertTrue(r.out().contains("com.acme.Spin.spin (thrpt, size=1) [ops/us]: 3 rounds, stop: max-rounds"), r.out());
-        assertTrue(r.out().contains("com.acme.Spin.spinTime (avgt, size=1) [ns/op]: 3 rounds, stop: max-rounds"), r.out());
+        assertTrue(r.out().contains("com.acme.Spin.spin (thrpt, size=1) [ops/us]: 3 rounds, stop: fixed"), r.out());
+        assertTrue(r.out().contains("com.acme.Spin.spinTime (avgt, size=1) [ns/op]: 3 rounds, stop: fixed"), r.out());
         assertTrue(r.out().matches("(?s).*\\n  SLOW +\\d+\\.\\d\\dx \\[\\d+\\.\\d\\d, \\d+\\.\\d\\d\\]  (faster|slower|tied)\\n.*"), r.out());
         assertTrue(r.out().matches("(?s).*\\n  FAST_TWIN +\\d+\\.\\d\\dx \\[\\d+\\.\\d\\d, \\d+\\.\\d\\d\\]  (faster|slower|tied) \\(A/A control\\)\\n.*"), r.out());
         assertTrue(r.out().contains("above 1 is faster"), r.out());

@@ -52,7 +52,7 @@ class JmhRoundsTest {
         assertEquals(2, r.comparisons().size());
         for (JmhRounds.Comparison c : r.comparisons()) {
             assertEquals(5, c.rounds());
-            assertEquals("max-rounds", c.stop());
+            assertEquals("fixed", c.stop());
             var slow = c.estimates().get("SLOW");
             assertEquals(0.5, slow.ratio(), 0.03, c.key().label() + ": half as fast, in either mode");
             assertEquals(Verdict.SLOWER, slow.verdict());
