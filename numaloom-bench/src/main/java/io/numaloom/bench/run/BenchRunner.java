@@ -38,13 +38,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
- * Runs a configuration into a results directory, point by point.
+ * Runs a configuration into a results directory.
  *
- * <p>The points are every (bench, thread count, lock) of the benches that are not skipped, thread counts
- * outer and locks inner, so that the locks of one thread count are measured side by side in time. Before
+ * <p>The points are every (bench, thread count, lock) of the benches that are not skipped; a group is one bench at
+ * one thread count, every lock of it. Groups are measured in rounds, one fork of each lock per round in a shuffled
+ * order ({@link RoundPlan}), and the rounds of all groups in passes: each pass runs one round of every group that
+ * wants another, so a group's rounds spread over the whole run (A. Abedi and T. Brecht, ICPE 2017: randomized
+ * multiple interleaved trials). A group is recorded as soon as its plan stops; the budget ({@link Method#budget()})
+ * bounds the whole run, and the groups still wanting rounds share what is left of it pass by pass. Before
  * the first point the directory gets {@code config.json} (the effective configuration, which
  * {@code --resume} reads back) and {@code machine.json}; after every point {@link ResultStore} makes the
- * row durable; after the last point of a bench its plots and the report are redrawn, so a long run can be
+ * row durable; after the last group of a bench its plots and the report are redrawn, so a long run can be
  * looked at while it goes on.
  *
  * <p>A failed point (an exception in the measured JVM, a failed check, a timeout) becomes a row with status
@@ -105,8 +109,8 @@ public final class BenchRunner {
      *                  each group a fixed number of rounds: {@code maxRounds}, or its bench's {@code forks}
      * @param pilot     the rounds that plan a group's rest
      * @param maxRounds the most rounds of a group, or 0 for its bench's {@code forks}
-     * @param budget    the time the whole run may spend measuring, shared among its groups by their forks' weight;
-     *                  null for no limit
+     * @param budget    the time the whole run may spend measuring, shared among its groups pass by pass
+     *                  (see the class comment); null for no limit
      * @param seed      the seed of the rounds' orders, recorded in {@code run.json}
      */
     public record Method(double precision, int pilot, int maxRounds, Duration budget, long seed) {
@@ -359,32 +363,27 @@ public final class BenchRunner {
         // with any point left is measured again, every lock of it.
         List<List<Point>> groups = groups(points).stream()
                 .filter(g -> g.stream().anyMatch(todo::contains)).toList();
-        double weightsLeft = groups.stream().mapToDouble(BenchRunner::weight).sum();
         Map<String, Long> remainingPerBench = new LinkedHashMap<>();
         groups.forEach(g -> remainingPerBench.merge(g.getFirst().bench().id(), 1L, Long::sum));
         long startNanos = System.nanoTime();
-        int ordinal = points.size() - groups.stream().mapToInt(List::size).sum();
-        for (List<Point> group : groups) {
-            if (stopped()) {
-                break;
+        int[] finished = {points.size() - groups.stream().mapToInt(List::size).sum()};
+        // Server load levels take their rate from a closed-loop group, which must be over before they begin.
+        List<List<Point>> first = groups.stream().filter(g -> !dependsOnAnotherGroup(g)).toList();
+        List<List<Point>> then = groups.stream().filter(BenchRunner::dependsOnAnotherGroup).toList();
+        for (List<List<Point>> phase : List.of(first, then)) {
+            if (phase.isEmpty()) {
+                continue;
             }
-            // What is left of the budget, shared among the groups left: time a group did not use goes to the next.
-            Duration share = method.budget() == null ? null
-                    : Duration.ofMillis((long) (Math.max(0, method.budget().toMillis() - (System.nanoTime() - startNanos) / 1_000_000)
-                    * weight(group) / weightsLeft));
-            weightsLeft -= weight(group);
-            List<PointResult> rows = measureGroup(group, store, share, ordinal, points.size(), startNanos);
-            if (rows == null) {
-                break; // cut short by the stop: --resume measures the group again
-            }
-            for (PointResult row : rows) {
-                ordinal++;
+            if (!measureInPasses(phase, store, points, startNanos, row -> {
+                finished[0]++;
                 store.add(row.withSession(session.number()));
-                listener.pointFinished(row, ordinal, points.size());
-            }
-            boolean benchDone = remainingPerBench.merge(group.getFirst().bench().id(), -1L, Long::sum) == 0;
-            if (benchDone && group != groups.getLast()) {
-                renderReport();
+                listener.pointFinished(row, finished[0], points.size());
+            }, benchId -> {
+                if (remainingPerBench.merge(benchId, -1L, Long::sum) == 0 && remainingPerBench.values().stream().anyMatch(n -> n > 0)) {
+                    renderReport();
+                }
+            })) {
+                break; // cut short by the stop: --resume measures the groups not recorded again
             }
         }
         if (stopped()) {
@@ -452,36 +451,92 @@ public final class BenchRunner {
         return List.copyOf(groups.values());
     }
 
-    /**
-     * A group's weight in the budget: its forks per round. A fork's time is mostly the JVM's start and its warm-up,
-     * alike whatever the bench: on 2 cores a fork of 7 iterations took 1.1-1.4 s and one of 13 iterations 1.8 s, so
-     * weighing by iterations starved the groups with few of them of their pilot rounds.
-     */
-    private static double weight(List<Point> group) {
-        return group.size();
+    /** Whether a group's points take their rate from another group's result ({@link LoopbackServer#SATURATION_FROM}). */
+    private static boolean dependsOnAnotherGroup(List<Point> group) {
+        return !group.getFirst().bench().settings().values().path(LoopbackServer.SATURATION_FROM).asText("").isEmpty();
+    }
+
+    /** Receives what the passes produce. */
+    private interface IoConsumer<T> {
+        void accept(T value) throws IOException;
     }
 
     /**
-     * Measures a group in rounds ({@link RoundPlan}): each round runs one fork of each of its locks in the round's
-     * shuffled order, until the plan has enough rounds. A lock whose fork fails is not run again; its row fails.
+     * Measures groups in passes: each pass runs one round of every group that wants another ({@link RoundPlan}), so a
+     * group's rounds spread over the whole run, not over one stretch of it, and a change of the machine's weather
+     * during the run falls on every group's rounds, not on some groups' (A. Abedi and T. Brecht, ICPE 2017: randomized
+     * multiple interleaved trials; the trials here are the passes). A group whose plan has stopped is recorded at once,
+     * so a run cut short keeps every group finished before the stop.
      *
-     * @return the group's rows, in the group's order, or null if the run was stopped meanwhile
+     * <p>The budget is the run's: a group stops before a round that, at its mean round time so far, would end after the
+     * budget, once it has two rounds; the groups still wanting rounds share what is left pass by pass, so a group whose
+     * ratios are noisier gets the rounds the precise ones no longer need.
+     *
+     * @return false if the run was stopped meanwhile
      */
-    private List<PointResult> measureGroup(List<Point> group, ResultStore store, Duration share, int ordinalBefore,
-                                           int pointCount, long runStartNanos) throws IOException, InterruptedException {
-        BenchDefinition bench = group.getFirst().bench();
-        List<String> locks = group.stream().map(Point::lock).toList();
-        String baseline = io.numaloom.bench.report.Summary.baselineOf(bench);
-        String reference = locks.contains(baseline) ? baseline : locks.getFirst();
-        long groupSeed = method.seed() ^ (bench.id() + "/" + group.getFirst().threads()).hashCode() * 0x9E3779B97F4A7C15L;
-        RoundPlan plan = new RoundPlan(locks, reference, groupSeed, method.pilot(), method.precision(),
-                method.capFor(bench), share == null ? Duration.ofDays(365) : share);
-        Map<String, LockForks> forks = new LinkedHashMap<>();
-        for (Point p : group) {
-            forks.put(p.lock(), new LockForks(p, store));
+    private boolean measureInPasses(List<List<Point>> groups, ResultStore store, List<Point> points, long runStartNanos,
+                                    IoConsumer<PointResult> recorded, IoConsumer<String> groupDone)
+            throws IOException, InterruptedException {
+        List<GroupRun> pending = new ArrayList<>();
+        for (List<Point> g : groups) {
+            pending.add(new GroupRun(g, store, points.indexOf(g.getFirst())));
         }
-        long groupStart = System.nanoTime();
-        for (int round = 0; plan.wantsAnotherRound(Duration.ofNanos(System.nanoTime() - groupStart)); round++) {
+        while (!pending.isEmpty()) {
+            for (java.util.Iterator<GroupRun> it = pending.iterator(); it.hasNext(); ) {
+                GroupRun g = it.next();
+                if (stopped()) {
+                    return false;
+                }
+                // Asked again once the round is over: a group that has its rounds is recorded at once, not a pass later.
+                if (g.plan.wantsAnotherRound(Duration.ofNanos(System.nanoTime() - runStartNanos))) {
+                    if (!g.runRound(runStartNanos, points.size())) {
+                        return false;
+                    }
+                    if (g.plan.wantsAnotherRound(Duration.ofNanos(System.nanoTime() - runStartNanos))) {
+                        continue;
+                    }
+                }
+                for (PointResult row : g.rows()) {
+                    recorded.accept(row);
+                }
+                groupDone.accept(g.bench.id());
+                it.remove();
+            }
+        }
+        return true;
+    }
+
+    /**
+     * One group measured in rounds ({@link RoundPlan}): each round runs one fork of each of its locks in the round's
+     * shuffled order. A lock whose fork fails is not run again; its row fails.
+     */
+    private final class GroupRun {
+        final BenchDefinition bench;
+        final List<Point> group;
+        final List<String> locks;
+        final RoundPlan plan;
+        final Map<String, LockForks> forks = new LinkedHashMap<>();
+        /** The ordinal of the group's first point among the run's points, from 0. */
+        final int firstOrdinal;
+
+        GroupRun(List<Point> group, ResultStore store, int firstOrdinal) {
+            this.group = group;
+            this.bench = group.getFirst().bench();
+            this.locks = group.stream().map(Point::lock).toList();
+            this.firstOrdinal = firstOrdinal;
+            String baseline = io.numaloom.bench.report.Summary.baselineOf(bench);
+            String reference = locks.contains(baseline) ? baseline : locks.getFirst();
+            long groupSeed = method.seed() ^ (bench.id() + "/" + group.getFirst().threads()).hashCode() * 0x9E3779B97F4A7C15L;
+            this.plan = new RoundPlan(locks, reference, groupSeed, method.pilot(), method.precision(),
+                    method.capFor(bench), method.budget() == null ? Duration.ofDays(365) : method.budget());
+            for (Point p : group) {
+                forks.put(p.lock(), new LockForks(p, store));
+            }
+        }
+
+        /** Runs the group's next round; false if the run was stopped meanwhile (the round is then not recorded). */
+        boolean runRound(long runStartNanos, int pointCount) throws IOException, InterruptedException {
+            int round = plan.rounds();
             long roundStart = System.nanoTime();
             Map<String, Double> means = new LinkedHashMap<>();
             listener.roundStarted(bench.id() + " x" + group.getFirst().threads(), round + 1, plan.plannedKnown());
@@ -491,7 +546,7 @@ public final class BenchRunner {
                     continue;
                 }
                 Duration elapsed = Duration.ofNanos(System.nanoTime() - runStartNanos);
-                listener.pointStarted(f.point, ordinalBefore + locks.indexOf(lock) + 1, pointCount, elapsed, null);
+                listener.pointStarted(f.point, firstOrdinal + locks.indexOf(lock) + 1, pointCount, elapsed, null);
                 if (f.started == null) {
                     f.started = Instant.now();
                 }
@@ -519,25 +574,30 @@ public final class BenchRunner {
                 deleteRecursively(work);
                 f.seconds += seconds(t0);
                 if (stopped() || f.failure != null && stopRequested.await(stopGrace.toMillis(), TimeUnit.MILLISECONDS)) {
-                    return null; // cut short by the stop: --resume measures the group again
+                    return false;
                 }
             }
             plan.recordRound(means, Duration.ofNanos(System.nanoTime() - roundStart));
+            return true;
         }
-        List<PointResult> rows = new ArrayList<>();
-        for (Point p : group) {
-            joinRoundLogs(p, plan.rounds());
-            LockForks f = forks.get(p.lock());
-            Instant at = f.started != null ? f.started : Instant.now();
-            PointResult row = f.failure != null ? PointResult.failed(p, f.failure, at, f.seconds)
-                    : PointResult.measured(p, f.times, f.reports, at, f.seconds);
-            List<Double> series = new ArrayList<>();
-            for (double v : plan.series(p.lock())) {
-                series.add(Double.isFinite(v) ? v : null);
+
+        /** The group's rows, in its order, once its plan has stopped; its round logs joined into each point's log. */
+        List<PointResult> rows() throws IOException {
+            List<PointResult> rows = new ArrayList<>();
+            for (Point p : group) {
+                joinRoundLogs(p, plan.rounds());
+                LockForks f = forks.get(p.lock());
+                Instant at = f.started != null ? f.started : Instant.now();
+                PointResult row = f.failure != null ? PointResult.failed(p, f.failure, at, f.seconds)
+                        : PointResult.measured(p, f.times, f.reports, at, f.seconds);
+                List<Double> series = new ArrayList<>();
+                for (double v : plan.series(p.lock())) {
+                    series.add(Double.isFinite(v) ? v : null);
+                }
+                rows.add(row.withRounds(series, plan.stop().label(), method.pilot()));
             }
-            rows.add(row.withRounds(series, plan.stop().label(), method.pilot()));
+            return rows;
         }
-        return rows;
     }
 
     /** What one lock of a group has gathered over its rounds. */

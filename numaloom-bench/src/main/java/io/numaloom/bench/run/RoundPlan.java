@@ -77,7 +77,8 @@ public final class RoundPlan {
      *                  nothing and run {@code maxRounds} rounds (a fixed number of forks per lock, as a configuration
      *                  with {@code forks} and no precision asks)
      * @param maxRounds the most rounds (at least 1)
-     * @param budget    the group's share of the run's time
+     * @param budget    the time by which the group's rounds must end, on the clock of {@link #wantsAnotherRound}'s
+     *                  {@code spent} (the run's, when groups share one budget pass by pass)
      */
     public RoundPlan(List<String> locks, String reference, long seed, int pilot, double precision, int maxRounds,
                      Duration budget) {
@@ -144,7 +145,8 @@ public final class RoundPlan {
     }
 
     /**
-     * Whether another round should run, given the time the group has spent so far; once it answers false, the
+     * Whether another round should run, given the time spent so far (the group's, or the run's when the budget is the
+     * run's); once it answers false, the
      * plan has stopped ({@link #stop()}) and records no more rounds.
      */
     public boolean wantsAnotherRound(Duration spent) {

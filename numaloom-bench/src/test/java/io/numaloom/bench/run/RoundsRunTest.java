@@ -92,8 +92,16 @@ class RoundsRunTest {
             });
             assertEquals(3 * r.roundOpsPerMs().size(), r.rounds(), "every fork's measured iterations count");
         }
-        // The forks of a group ran round by round: each block of 4 asks holds each lock once, in varying orders.
-        List<String> x2 = executor.asked.subList(0, 4 * roundsOf.get(2));
+        // The groups ran in passes, a round of each in turn: the run begins with a round of x2, then one of x8, then x2.
+        assertEquals(Set.of("g/VNA/2", "g/UNFAIR_REENTRANT/2", "g/UNFAIR_REENTRANT_TWIN/2", "g/SYNCHRONIZED/2"),
+                Set.copyOf(executor.asked.subList(0, 4)));
+        assertEquals(Set.of("g/VNA/8", "g/UNFAIR_REENTRANT/8", "g/UNFAIR_REENTRANT_TWIN/8", "g/SYNCHRONIZED/8"),
+                Set.copyOf(executor.asked.subList(4, 8)));
+        assertEquals(Set.of("g/VNA/2", "g/UNFAIR_REENTRANT/2", "g/UNFAIR_REENTRANT_TWIN/2", "g/SYNCHRONIZED/2"),
+                Set.copyOf(executor.asked.subList(8, 12)));
+        // A group's forks ran round by round: each block of 4 of its asks holds each lock once, in varying orders.
+        List<String> x2 = executor.asked.stream().filter(k -> k.endsWith("/2")).toList();
+        assertEquals(4 * roundsOf.get(2), x2.size());
         List<List<String>> orders = new ArrayList<>();
         for (int r = 0; r < roundsOf.get(2); r++) {
             List<String> round = x2.subList(4 * r, 4 * r + 4);
