@@ -8,8 +8,8 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The {@code ./numaloom} command: {@code bench}, {@code topology}, {@code plot}, {@code agreement}, {@code jmh} and
- * {@code contention}.
+ * The {@code ./numaloom} command: {@code bench}, {@code topology}, {@code plot}, {@code agreement}, {@code variance},
+ * {@code jmh} and {@code contention}.
  *
  * <p>Exit status: 0 success; 1 an error; 2 bad usage or a bad configuration; 3 a bench run that finished
  * with failed points (their rows and reasons are in the results); 130 a bench run stopped by Ctrl-C.
@@ -42,11 +42,12 @@ public final class Main {
                 case "topology" -> TopologyCommand.run(rest, out, err);
                 case "plot" -> PlotCommand.run(rest, out, err);
                 case "agreement" -> AgreementCommand.run(rest, out, err);
+                case "variance" -> VarianceCommand.run(rest, out, err);
                 case "jmh" -> JmhCommand.run(rest, out, err);
                 case "contention" -> ContentionCommand.run(rest, out, err, "./numaloom contention");
                 default -> {
                     err.println("numaloom: unknown command '" + args[0] + "'"
-                            + Suggest.hint(args[0], List.of("bench", "topology", "plot", "agreement", "jmh", "contention")));
+                            + Suggest.hint(args[0], List.of("bench", "topology", "plot", "agreement", "variance", "jmh", "contention")));
                     err.print(usage());
                     yield USAGE;
                 }
@@ -97,6 +98,9 @@ public final class Main {
                   agreement RESULTS_DIR RESULTS_DIR...
                                  how far runs of one configuration agree: the A/A control, each lock's
                                  verdicts run against run, the precision reached (configs/aa.json)
+                  variance RESULTS_DIR
+                                 where each point's noise lives (within a JVM or between JVMs) and how
+                                 many measured iterations per fork pay best
                   jmh [JMH options]
                                  run the JMH microbenchmarks in the bench jar (e.g. -prof gc; -l lists them)
                   contention FILE.jfr [--out DIR] [--top N] [--no-keys]

@@ -50,9 +50,13 @@ public final class BestOther {
      *             its verdict
      */
     public record Point(String best, Summary.Cell cell) {
-        /** "x2 1.08 ▲ (SHFL)"; "x2 (1.08) (SHFL)", unmarked, where the two points were measured in different sessions. */
+        /**
+         * "x2 1.08 [1.03, 1.13] ▲ (SHFL)"; "x2 1.08 ▲ (SHFL)" for a ratio without an interval (rows written before
+         * rounds); "x2 (1.08) (SHFL)", unmarked, where the two points were measured in different sessions.
+         */
         public String text() {
-            return "x" + cell.threads() + " " + Summary.marked(cell) + " (" + best + ")";
+            return "x" + cell.threads() + " " + (cell.hasInterval() ? Summary.withInterval(cell) : Summary.marked(cell))
+                    + " (" + best + ")";
         }
     }
 

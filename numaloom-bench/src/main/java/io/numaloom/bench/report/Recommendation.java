@@ -28,9 +28,10 @@ import java.util.stream.Collectors;
  * and the top of {@code index.html}. Every lock is compared with the reference ({@link Summary#BASELINE}, unfair
  * {@code ReentrantLock}) on the same points: the points (bench and thread count) at which every compared lock and the
  * reference were measured, in one session of the run. Per lock it gives the geometric mean of its per-point ratios to
- * the reference and how many of those points are faster, tied and slower ({@link Summary.Verdict}: faster or slower only
- * where the two 95% confidence intervals do not overlap, as in every table of the report); then what to use and by how
- * much, or "tied within noise" where nothing is faster or slower.
+ * the reference with that mean's 95% interval, and how many of those points are faster, tied and slower
+ * ({@link Summary.Verdict}: faster or slower only where the ratio's own 95% interval excludes 1, as in every table of the
+ * report); then what to use and by how much, or "tied within noise" where nothing is faster or slower; then, beside it,
+ * how far to trust it: the A/A control, the precision reached and the machine's stalls.
  *
  * <p>The twin ({@link BestOther#TWIN}, the reference measured twice) is never a choice: it is left out of the standings
  * and of what to use, and the note of the locks not in the verdict names it as the noise gauge it is.
@@ -58,12 +59,27 @@ public final class Recommendation {
      * One lock on the common points, against the reference.
      *
      * @param geometricMean the geometric mean of its throughput ratios to the reference over the common points
-     * @param faster        the points where its 95% interval is above the reference's
-     * @param tied          the points where the two intervals overlap
-     * @param slower        the points where it is below
+     * @param low           the low end of that mean's 95% interval ({@link Summary#geometricMeanEstimate}), NaN where a
+     *                      point has no interval
+     * @param high          its high end
+     * @param faster        the points where the ratio's 95% interval is above 1
+     * @param tied          the points where it contains 1
+     * @param slower        the points where it is below 1
      * @param slowerAt      those slower points, in run order
      */
-    public record Standing(String lock, double geometricMean, int faster, int tied, int slower, List<String> slowerAt) {
+    public record Standing(String lock, double geometricMean, double low, double high, int faster, int tied, int slower,
+                           List<String> slowerAt) {
+        /** A standing whose mean has no interval. */
+        public Standing(String lock, double geometricMean, int faster, int tied, int slower, List<String> slowerAt) {
+            this(lock, geometricMean, Double.NaN, Double.NaN, faster, tied, slower, slowerAt);
+        }
+
+        /** {@code 1.08x [1.03, 1.13]}, or {@code 1.08x} without an interval. */
+        public String meanWithInterval() {
+            return Double.isNaN(low) ? times(geometricMean)
+                    : String.format(Locale.ROOT, "%.2fx [%.2f, %.2f]", geometricMean, low, high);
+        }
+
         /** Whether no point is faster or slower: a tie within noise. */
         public boolean tiedEverywhere() {
             return faster == 0 && slower == 0;
@@ -170,9 +186,7 @@ public final class Recommendation {
         }
         sessionsNote(group, across, rows, machine).ifPresent(notes::add);
         PairedRatio.AaControl aa = twin ? PairedRatio.aaControl(twinPoints, twinDifferent) : null;
-        if (aa != null && aa.points() > 0) {
-            notes.add(aa.describe() + (aa.tooNoisy() ? "" : "."));
-        }
+        howSure(aa, Summary.Precision.of(group), machine).ifPresent(notes::add);
         if (common == null) {
             return new Recommendation("No verdict: no lock has a point measured in one session with " + referenceName
                     + " (" + reference + ").", List.of(), null, notes, List.of(), 0);
@@ -194,14 +208,15 @@ public final class Recommendation {
                     slowerAt.add(p.toString());
                 }
             }
-            standings.add(new Standing(lock, Summary.geometricMean(cells), faster, points.size() - faster - slower, slower,
-                    List.copyOf(slowerAt)));
+            PairedRatio.Estimate mean = Summary.geometricMeanEstimate(cells);
+            standings.add(new Standing(lock, Summary.geometricMean(cells), mean.low(), mean.high(), faster,
+                    points.size() - faster - slower, slower, List.copyOf(slowerAt)));
         }
         standings.sort(Comparator.comparingDouble(Standing::geometricMean).reversed());
 
         int n = points.size();
         String header = String.format(Locale.ROOT,
-                "Verdict on the same %s for all %d locks (%s): throughput / %s, geometric mean; a tie where the ratio's 95%% interval contains 1",
+                "Verdict on the same %s for all %d locks (%s): throughput / %s, geometric mean with its 95%% interval; at each point a tie where the ratio's 95%% interval contains 1",
                 count(n, "point"), included.size() + 1, describe(points), referenceName);
         List<String> lockLines = lockLines(standings, n);
         Map<String, PointResult> byKey = rows.stream().filter(r -> r.ok() && r.opsPerMs() != null)
@@ -218,6 +233,7 @@ public final class Recommendation {
     /** A line per lock, best first; past {@link #MAX_LOCK_LINES}, the rest in the last line. */
     private static List<String> lockLines(List<Standing> standings, int n) {
         int width = standings.stream().mapToInt(s -> s.lock().length()).max().orElse(4);
+        int meanWidth = Math.max(6, standings.stream().mapToInt(s -> s.meanWithInterval().length()).max().orElse(6));
         List<String> lines = new ArrayList<>();
         boolean fold = standings.size() > MAX_LOCK_LINES;
         List<Standing> shown = fold ? standings.subList(0, MAX_LOCK_LINES - 1) : standings;
@@ -225,7 +241,8 @@ public final class Recommendation {
             String verdicts = s.tiedEverywhere() ? "tied within noise at " + (n == 1 ? "the 1 point" : "all " + n + " points")
                     : String.format(Locale.ROOT, "faster at %d, tied at %d, slower at %d of the %s", s.faster(), s.tied(),
                     s.slower(), count(n, "point"));
-            lines.add(String.format(Locale.ROOT, "  %-" + width + "s %6s  %s", s.lock(), times(s.geometricMean()), verdicts));
+            lines.add(String.format(Locale.ROOT, "  %-" + width + "s %" + meanWidth + "s  %s", s.lock(), s.meanWithInterval(),
+                    verdicts));
         }
         if (fold) {
             List<Standing> rest = standings.subList(MAX_LOCK_LINES - 1, standings.size());
@@ -342,6 +359,29 @@ public final class Recommendation {
                 : "⚠ Measured in " + numbers.size() + " sessions (" + sessions + "): " + count(ratios, "ratio") + " at "
                         + count((int) at, "point") + " would compare two sessions and " + (ratios == 1 ? "is" : "are")
                         + " left out (shown in brackets in the tables).");
+    }
+
+    /**
+     * How far the verdict can be trusted, in one line beside it: the A/A control, the precision the ratios reached and
+     * how their groups stopped, and the machine's stalls as its probe saw them (each session's, for a resumed run).
+     */
+    private static java.util.Optional<String> howSure(PairedRatio.AaControl aa, Summary.Precision precision, MachineInfo machine) {
+        List<String> parts = new ArrayList<>();
+        if (aa != null && aa.points() > 0) {
+            parts.add(aa.describe());
+        }
+        if (!precision.halfWidths().isEmpty() || !precision.stops().isEmpty()) {
+            String p = precision.text();
+            parts.add(Character.toUpperCase(p.charAt(0)) + p.substring(1));
+        }
+        if (machine != null) {
+            List<String> stalls = machine.sessionsOrFirst().stream().filter(s -> s.stalls() != null)
+                    .map(s -> s.stalls().describe()).distinct().toList();
+            if (!stalls.isEmpty()) {
+                parts.add("machine stalls: " + String.join("; ", stalls));
+            }
+        }
+        return parts.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(String.join(". ", parts) + ".");
     }
 
     /** "short-cs-platform x1, 2, 8, 32; randbash x2", or the benches' names where there are many. */

@@ -74,12 +74,24 @@ public final class Summary {
      * @param baselineSession the session that measured the baseline's point
      */
     public record Cell(int threads, double opsPerMs, double baselineOpsPerMs, double ratio, Verdict verdict,
-                       Double worstWaitRatio, int session, int baselineSession, double low, double high) {
+                       Double worstWaitRatio, int session, int baselineSession, double low, double high, double df) {
         /** A cell without an interval. */
         public Cell(int threads, double opsPerMs, double baselineOpsPerMs, double ratio, Verdict verdict,
                     Double worstWaitRatio, int session, int baselineSession) {
             this(threads, opsPerMs, baselineOpsPerMs, ratio, verdict, worstWaitRatio, session, baselineSession,
                     Double.NaN, Double.NaN);
+        }
+
+        /** A cell whose interval's degrees of freedom are not known. */
+        public Cell(int threads, double opsPerMs, double baselineOpsPerMs, double ratio, Verdict verdict,
+                    Double worstWaitRatio, int session, int baselineSession, double low, double high) {
+            this(threads, opsPerMs, baselineOpsPerMs, ratio, verdict, worstWaitRatio, session, baselineSession, low, high,
+                    Double.NaN);
+        }
+
+        /** The cell as an estimate of its ratio, for {@link PairedRatio#geometricMean}. */
+        PairedRatio.Estimate estimate() {
+            return new PairedRatio.Estimate(1, ratio, low, high, PairedRatio.Verdict.UNKNOWN, df);
         }
 
         /** {@code 1.12x [1.05, 1.19]}, or {@code 1.12x [no interval]}. */
@@ -302,7 +314,7 @@ public final class Summary {
         Double worstWait = r.latencyMaxNs() == null || base.latencyMaxNs() == null || base.latencyMaxNs() == 0 ? null
                 : (double) r.latencyMaxNs() / base.latencyMaxNs();
         return new Cell(r.threads(), r.opsPerMs(), base.opsPerMs(), ratio, v, worstWait, r.sessionOrFirst(),
-                base.sessionOrFirst(), e.low(), e.high());
+                base.sessionOrFirst(), e.low(), e.high(), e.df());
     }
 
     /**
@@ -337,6 +349,14 @@ public final class Summary {
         }
         return "precision".equals(r.roundsStop()) && r.pilotRounds() != null
                 ? PairedRatio.stein(x, y, r.pilotRounds()) : PairedRatio.of(x, y);
+    }
+
+    /**
+     * The geometric mean of the cells' ratios with its 95% interval ({@link PairedRatio#geometricMean}: the cells are
+     * points of different groups, independent); no interval where a cell has none.
+     */
+    public static PairedRatio.Estimate geometricMeanEstimate(List<Cell> cells) {
+        return PairedRatio.geometricMean(cells.stream().map(Cell::estimate).toList());
     }
 
     /** The geometric mean of the cells' ratios; NaN for no cells. */

@@ -58,8 +58,13 @@ class LastBlockTest {
         assertEquals(Recommendation.read(run).lines(), block.subList(0, block.size() - 1),
                 "the console says what the results folder (and so index.html) says");
         assertFalse(text.contains("Overall"), "no line averages different points per lock: " + text);
-        assertTrue(lines.subList(0, start).contains("  a: x1 2.00 ▲ (UNFAIR_REENTRANT), x2 2.00 ▲ (UNFAIR_REENTRANT); "
-                + "geometric mean 2.00, lowest 2.00 at x1"), "VNA against the best other lock, a line per bench, above the "
+        assertTrue(block.contains("  VNA            2.00x [2.00, 2.00]  faster at 2, tied at 0, slower at 0 of the 2 points"),
+                "the geometric mean with its interval: " + String.join("\n", block));
+        assertTrue(block.stream().anyMatch(l -> l.startsWith("A/A control: the reference's twin judged different at 0 of 3 points")
+                && l.contains("passed. Precision reached: median ±0.0%, widest ±0.0% (95% intervals of 12 ratios); groups: 3 "
+                + "reached the precision.")), "how far to trust it, beside the verdict: " + String.join("\n", block));
+        assertTrue(lines.subList(0, start).contains("  a: x1 2.00 [2.00, 2.00] ▲ (UNFAIR_REENTRANT), x2 2.00 [2.00, 2.00] ▲ "
+                + "(UNFAIR_REENTRANT); geometric mean 2.00, lowest 2.00 at x1"), "VNA against the best other lock, a line per bench, above the "
                 + "last block: " + text);
 
         MainTest.Result plot = MainTest.main("plot", run.toString());

@@ -76,7 +76,7 @@ class RecommendationTest {
         Recommendation r = Recommendation.read(dir);
         assertEquals(2, r.points());
         assertEquals("Verdict on the same 2 points for all 5 locks (a x1, 2): throughput / unfair ReentrantLock, "
-                + "geometric mean; a tie where the ratio's 95% interval contains 1", r.header());
+                + "geometric mean with its 95% interval; at each point a tie where the ratio's 95% interval contains 1", r.header());
         assertEquals(List.of("VNA", "SHFL", "SYNCHRONIZED", "FAIR_REENTRANT"),
                 r.standings().stream().map(Recommendation.Standing::lock).toList(), "best first");
         assertEquals(Math.sqrt(1.5 * 2.0), r.standings().get(0).geometricMean(), 1e-9, "VNA over a x1, a x2 only");

@@ -59,6 +59,63 @@ class PairedRatioTest {
     }
 
     /**
+     * The geometric mean over points of different groups (the verdict's line per lock) covers the true mean about 95% of
+     * the time or more (the fewest degrees of freedom of any point make it conservative), though its points have
+     * different rounds and noise.
+     */
+    @Test
+    void theGeometricMeansIntervalCoversTheTrueMeanAbout95PercentOfTheTime() {
+        // One noisy point of 3 rounds dominates: the fewest degrees of freedom are those of the sum, near enough.
+        double mixed = geometricMeanCoverage(new Random(7301), new int[] {4, 12, 6, 3}, new double[] {0.02, 0.10, 0.05, 0.15});
+        assertTrue(mixed > 0.936 && mixed < 0.995, "coverage " + mixed);
+        // Alike points: the sum has more degrees of freedom than any point, and the interval is wider than it need be.
+        double alike = geometricMeanCoverage(new Random(7302), new int[] {8, 8, 8, 8}, new double[] {0.05, 0.05, 0.05, 0.05});
+        assertTrue(alike > 0.936 && alike < 0.99, "coverage " + alike);
+    }
+
+    /** How often the geometric mean's interval of 4 points (true ratios 1.3, 0.8, 1.0, 1.1) covers the true mean. */
+    private static double geometricMeanCoverage(Random random, int[] rounds, double[] noise) {
+        double[] ratios = {1.3, 0.8, 1.0, 1.1};
+        double truth = Math.exp(java.util.Arrays.stream(ratios).map(Math::log).average().orElseThrow());
+        int experiments = 4_000;
+        int covered = 0;
+        for (int e = 0; e < experiments; e++) {
+            List<Estimate> points = new ArrayList<>();
+            for (int p = 0; p < ratios.length; p++) {
+                double[] lock = new double[rounds[p]];
+                double[] reference = new double[rounds[p]];
+                for (int r = 0; r < rounds[p]; r++) {
+                    double[] pair = round(random, ratios[p], 0.30, noise[p]);
+                    lock[r] = pair[0];
+                    reference[r] = pair[1];
+                }
+                points.add(PairedRatio.of(lock, reference));
+            }
+            Estimate mean = PairedRatio.geometricMean(points);
+            assertEquals(ratios.length, mean.rounds());
+            if (mean.low() <= truth && truth <= mean.high()) {
+                covered++;
+            }
+        }
+        return (double) covered / experiments;
+    }
+
+    @Test
+    void aGeometricMeanWithAPointWithoutAnIntervalHasNone() {
+        Estimate one = PairedRatio.of(new double[] {110, 112, 108}, new double[] {100, 100, 100});
+        Estimate single = PairedRatio.of(new double[] {90}, new double[] {100});
+        Estimate mean = PairedRatio.geometricMean(List.of(one, single));
+        assertEquals(Math.sqrt(one.ratio() * 0.9), mean.ratio(), 1e-12);
+        assertTrue(Double.isNaN(mean.low()) && Double.isNaN(mean.high()), mean.format());
+        assertEquals(Verdict.UNKNOWN, mean.verdict());
+        assertEquals(Estimate.NONE, PairedRatio.geometricMean(List.of()));
+        // Of one point, the mean is that point, interval and all.
+        Estimate self = PairedRatio.geometricMean(List.of(one));
+        assertEquals(one.low(), self.low(), 1e-12);
+        assertEquals(one.high(), self.high(), 1e-12);
+    }
+
+    /**
      * Why a run plans its rounds from a pilot: adding rounds until the interval is within ±5% stops whenever the
      * rounds so far happen to agree, and the interval then covers the truth less often than 95%.
      */
