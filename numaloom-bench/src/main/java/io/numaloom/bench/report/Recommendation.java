@@ -309,7 +309,8 @@ public final class Recommendation {
                     .append(')');
             if (runner != null) {
                 sb.append(behind == 0
-                        ? "; ahead of " + runner.lock() + " (" + times(runner.geometricMean()) + ") at " + ahead + ", tied at the rest"
+                        ? "; ahead of " + runner.lock() + " (" + times(runner.geometricMean()) + ") at " + ahead
+                        + (ahead == n ? "" : ", tied at the rest")
                         : "; " + runner.lock() + " (" + times(runner.geometricMean()) + ") is ahead of it at " + behind
                         + " and behind at " + ahead);
             }
@@ -378,7 +379,7 @@ public final class Recommendation {
             List<String> stalls = machine.sessionsOrFirst().stream().filter(s -> s.stalls() != null)
                     .map(s -> s.stalls().describe()).distinct().toList();
             if (!stalls.isEmpty()) {
-                parts.add("machine stalls: " + String.join("; ", stalls));
+                parts.add("Machine stalls: " + String.join("; ", stalls));
             }
         }
         return parts.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(String.join(". ", parts) + ".");

@@ -88,7 +88,7 @@ class RecommendationTest {
                 "  SYNCHRONIZED    1.00x  tied within noise at all 2 points",
                 "  FAIR_REENTRANT  0.45x  faster at 0, tied at 0, slower at 2 of the 2 points"), r.lockLines());
         assertEquals("Use VNA: 1.73x unfair ReentrantLock on these 2 points (faster at 2, slower at none); ahead of SHFL "
-                + "(1.25x) at 2, tied at the rest.", r.use());
+                + "(1.25x) at 2.", r.use(), "ahead at every point: no 'tied at the rest'");
         assertEquals(List.of("Not in this verdict, compared in each bench's table: KEYED_LOCK (against a ConcurrentHashMap "
                 + "of ReentrantLocks)."), r.notes());
         assertTrue(r.lines().size() <= Recommendation.MAX_LINES, r.text());
