@@ -203,10 +203,10 @@ public final class RunsAgreement {
     public List<Precision> precision() {
         List<Precision> out = new ArrayList<>();
         for (Run run : runs) {
-            double[] h = run.rows().stream().filter(Row::hasInterval).mapToDouble(Row::halfWidth).sorted().toArray();
-            double median = h.length == 0 ? Double.NaN
-                    : h.length % 2 == 1 ? h[h.length / 2] : (h[h.length / 2 - 1] + h[h.length / 2]) / 2;
-            out.add(new Precision(run.dir(), h.length, median, h.length == 0 ? Double.NaN : h[h.length - 1]));
+            // The run's intervals as the report counts them (Summary.Precision: median, widest).
+            Summary.Precision p = new Summary.Precision(
+                    run.rows().stream().filter(Row::hasInterval).map(Row::halfWidth).sorted().toList(), 0, List.of());
+            out.add(new Precision(run.dir(), p.halfWidths().size(), p.median(), p.widest()));
         }
         return out;
     }
