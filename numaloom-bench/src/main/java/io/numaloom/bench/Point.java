@@ -6,7 +6,7 @@ import io.numaloom.bench.config.BenchDefinition;
  * One measurement of a run: a bench, a lock and a thread count.
  *
  * @param bench   the bench
- * @param lock    the lock name
+ * @param lock    the lock's name in the results (its label, {@link BenchDefinition#lockEntry})
  * @param threads the number of worker threads
  */
 public record Point(BenchDefinition bench, String lock, int threads) {
@@ -25,9 +25,14 @@ public record Point(BenchDefinition bench, String lock, int threads) {
         return bench.id() + "_" + lock + "_" + threads;
     }
 
-    /** The spec sent to the measured JVMs. */
+    /** The fingerprint of this point's measurement ({@link BenchDefinition#fingerprint(String)}). */
+    public String fingerprint() {
+        return bench.fingerprint(lock);
+    }
+
+    /** The spec sent to the measured JVMs: they instantiate the lock the entry names, not its label. */
     public PointSpec spec(String sidecarDir) {
-        return new PointSpec(bench.id(), bench.kind().jsonName(), bench.settings().values(), lock, threads,
+        return new PointSpec(bench.id(), bench.kind().jsonName(), bench.settings().values(), bench.lockEntry(lock).lock(), threads,
                 bench.threadType(), bench.carriers(), bench.pinCarriers(), bench.scheduler(), bench.remotePenaltyNs(), bench.migrationPenaltyNs(),
                 bench.recordLatency(), bench.timeoutSeconds(), sidecarDir);
     }

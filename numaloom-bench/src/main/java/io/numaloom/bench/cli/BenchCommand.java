@@ -461,7 +461,7 @@ final class BenchCommand {
         }
         double total = 0;
         for (Point p : points) {
-            Double s = seconds.get(p.key() + "@" + p.bench().fingerprint());
+            Double s = seconds.get(p.key() + "@" + p.fingerprint());
             if (s == null) {
                 long jvms = points.stream().mapToLong(q -> q.bench().forks()).sum();
                 long rounds = points.stream().mapToLong(q -> (long) q.bench().forks()
@@ -651,6 +651,12 @@ final class BenchCommand {
                 .append(String.join(", ", io.numaloom.bench.workloads.FalseSharing.layoutNames())).append('\n');
         sb.append("      queue workload only (the JDK's blocking queue as the buffer): ")
                 .append(String.join(", ", io.numaloom.bench.workloads.ProducerConsumer.jdkQueueNames())).append('\n');
+        sb.append("""
+                      a variant: {"name": "VNA", "label": "VNA-no-poll", "jvmArgs": ["-Dsome.switch=off"]} measures
+                      the lock again under its own JVM arguments (after the bench's jvmArgs), named by its label
+                      in every table; ./numaloom compare DIR VNA-no-poll VNA judges it against the lock it varies.
+                      The twin of a reference with jvmArgs gets the same jvmArgs
+                """);
         sb.append("  threads (array of integers >= 1): thread counts; default: powers of two up to 4 x CPUs, and the CPU count\n");
         for (Field f : ConfigReader.COMMON_FIELDS) {
             sb.append("  ").append(f.helpLine()).append('\n');

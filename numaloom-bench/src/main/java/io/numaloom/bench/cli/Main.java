@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * The {@code ./numaloom} command: {@code bench}, {@code topology}, {@code plot}, {@code agreement}, {@code variance},
- * {@code jmh} and {@code contention}.
+ * {@code compare}, {@code jmh} and {@code contention}.
  *
  * <p>Exit status: 0 success; 1 an error; 2 bad usage or a bad configuration; 3 a bench run that finished
  * with failed points (their rows and reasons are in the results); 130 a bench run stopped by Ctrl-C.
@@ -43,11 +43,12 @@ public final class Main {
                 case "plot" -> PlotCommand.run(rest, out, err);
                 case "agreement" -> AgreementCommand.run(rest, out, err);
                 case "variance" -> VarianceCommand.run(rest, out, err);
+                case "compare" -> CompareCommand.run(rest, out, err);
                 case "jmh" -> JmhCommand.run(rest, out, err);
                 case "contention" -> ContentionCommand.run(rest, out, err, "./numaloom contention");
                 default -> {
                     err.println("numaloom: unknown command '" + args[0] + "'"
-                            + Suggest.hint(args[0], List.of("bench", "topology", "plot", "agreement", "variance", "jmh", "contention")));
+                            + Suggest.hint(args[0], List.of("bench", "topology", "plot", "agreement", "variance", "compare", "jmh", "contention")));
                     err.print(usage());
                     yield USAGE;
                 }
@@ -101,6 +102,9 @@ public final class Main {
                   variance RESULTS_DIR
                                  where each point's noise lives (within a JVM or between JVMs) and how
                                  many measured iterations per fork pay best
+                  compare RESULTS_DIR LOCK OTHER
+                                 two locks of one run against each other (a variant against the lock
+                                 it varies): each point's ratio with its interval, and their mean
                   jmh [JMH options]
                                  run the JMH microbenchmarks in the bench jar (e.g. -prof gc; -l lists them)
                   contention FILE.jfr [--out DIR] [--top N] [--no-keys]

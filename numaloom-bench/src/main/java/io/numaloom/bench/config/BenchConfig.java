@@ -60,15 +60,18 @@ public record BenchConfig(String source, String description, List<BenchDefinitio
             if (payload.path("skip").asBoolean(false) || !payload.has("locks")) {
                 continue;
             }
-            boolean reference = false;
+            LockEntry reference = null;
             boolean twin = false;
-            for (JsonNode lock : payload.withArray("locks")) {
-                String name = lock.path("name").asText();
-                reference |= name.equals(io.numaloom.bench.report.Summary.BASELINE);
-                twin |= name.equals(io.numaloom.bench.locks.Locks.TWIN);
+            for (LockEntry lock : LockEntry.listOf(payload.withArray("locks"))) {
+                if (lock.label().equals(io.numaloom.bench.report.Summary.BASELINE)) {
+                    reference = lock;
+                }
+                twin |= lock.label().equals(io.numaloom.bench.locks.Locks.TWIN);
             }
-            if (reference && !twin) {
-                payload.withArray("locks").addObject().put("name", io.numaloom.bench.locks.Locks.TWIN);
+            if (reference != null && !twin) {
+                // The twin is the reference measured again: under the reference's own JVM arguments, if it has any.
+                String name = io.numaloom.bench.locks.Locks.TWIN;
+                payload.withArray("locks").add(new LockEntry(name, name, reference.jvmArgs()).toJson());
                 added = true;
             }
         }

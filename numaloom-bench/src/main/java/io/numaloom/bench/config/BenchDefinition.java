@@ -19,7 +19,7 @@ import java.util.Set;
  * @param kind                  the workload ({@code name} in the JSON)
  * @param title                 title of the plot and report section
  * @param skip                  whether the bench is skipped
- * @param locks                 lock names, in plot order
+ * @param locks                 the locks' names in the results (their labels, {@link #lockEntries()}), in plot order
  * @param threads               thread counts, ascending
  * @param warmupIterations      JMH warm-up rounds per fork
  * @param measurementIterations JMH measured rounds per fork
@@ -60,6 +60,43 @@ public record BenchDefinition(int index, String id, WorkloadKind kind, String ti
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * The fingerprint of {@code lock}'s points: the bench's, and for a lock with JVM arguments of its own
+     * ({@link LockEntry#jvmArgs()}) a hash of both, so that {@code --resume} does not take a point measured under other
+     * arguments for this one.
+     */
+    public String fingerprint(String lock) {
+        List<String> own = lockEntry(lock).jvmArgs();
+        if (own.isEmpty()) {
+            return fingerprint();
+        }
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest((fingerprint() + "\u0000" + String.join("\u0000", own)).getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 6);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The entries of {@link #locks()}, in the same order: what each measures and under which JVM arguments. */
+    public List<LockEntry> lockEntries() {
+        return LockEntry.listOf(payload.path("locks"));
+    }
+
+    /**
+     * The entry of the lock {@code label} of this bench; a plain entry for a name the payload does not list (a bench
+     * built in code).
+     */
+    public LockEntry lockEntry(String label) {
+        for (LockEntry e : lockEntries()) {
+            if (e.label().equals(label)) {
+                return e;
+            }
+        }
+        return LockEntry.of(label);
     }
 
     /**
@@ -121,6 +158,17 @@ public record BenchDefinition(int index, String id, WorkloadKind kind, String ti
             args.add("-D" + io.numaloom.bench.GuardedRegion.TIMING_PROPERTY + "=true");
         }
         args.addAll(jvmArgs);
+        return List.copyOf(args);
+    }
+
+    /** The JVM arguments of {@code lock}'s measured JVMs: the bench's ({@link #measuredJvmArgs()}), then the lock's own. */
+    public List<String> measuredJvmArgs(String lock) {
+        List<String> own = lockEntry(lock).jvmArgs();
+        if (own.isEmpty()) {
+            return measuredJvmArgs();
+        }
+        List<String> args = new java.util.ArrayList<>(measuredJvmArgs());
+        args.addAll(own);
         return List.copyOf(args);
     }
 }

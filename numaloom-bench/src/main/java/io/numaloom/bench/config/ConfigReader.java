@@ -369,7 +369,7 @@ public final class ConfigReader {
         if (values.get("title") == null || ((String) values.get("title")).isBlank()) {
             values.put("title", kind.jsonName());
         }
-        List<String> locks = source.has("locks") ? read(source, "locks", this::readLocks) : null;
+        List<LockEntry> locks = source.has("locks") ? read(source, "locks", this::readLocks) : null;
         if (!source.has("locks")) {
             problem(source.path("locks"), "is required (an array like [{\"name\": \"VNA\"}]; known: "
                     + String.join(", ", knownLocks) + ")");
@@ -379,7 +379,7 @@ public final class ConfigReader {
         if (problems.size() > before || !complete || locks == null || threads == null) {
             return null;
         }
-        checkCombinations(kind, values, locks, threads, source);
+        checkCombinations(kind, values, locks.stream().map(LockEntry::lock).toList(), threads, source);
         return problems.size() > before ? null : definition(index, id, kind, values, locks, threads);
     }
 
@@ -576,11 +576,11 @@ public final class ConfigReader {
 
     /** The definition of a valid bench, with its effective payload (every default filled in). */
     private static BenchDefinition definition(int index, String id, WorkloadKind kind, Map<String, Object> values,
-                                              List<String> locks, List<Integer> threads) {
+                                              List<LockEntry> locks, List<Integer> threads) {
         ObjectNode effective = JsonNodeFactory.instance.objectNode();
         values.forEach((name, v) -> put(effective, name, v));
         ArrayNode locksArray = effective.putArray("locks");
-        locks.forEach(l -> locksArray.addObject().put("name", l));
+        locks.forEach(l -> locksArray.add(l.toJson()));
         ArrayNode threadsArray = effective.putArray("threads");
         threads.forEach(threadsArray::add);
         ObjectNode settings = JsonNodeFactory.instance.objectNode();
@@ -589,7 +589,8 @@ public final class ConfigReader {
         }
         @SuppressWarnings("unchecked")
         List<String> jvmArgs = (List<String>) values.get("jvmArgs");
-        return new BenchDefinition(index, id, kind, (String) values.get("title"), (Boolean) values.get("skip"), locks,
+        return new BenchDefinition(index, id, kind, (String) values.get("title"), (Boolean) values.get("skip"),
+                locks.stream().map(LockEntry::label).toList(),
                 threads, (Integer) values.get("warmupIterations"), (Integer) values.get("measurementIterations"),
                 (Integer) values.get("forks"), (String) values.get("threadType"), (Integer) values.get("carriers"),
                 (Boolean) values.get("pinCarriers"), (String) values.get("scheduler"), kind.accepts("remotePenaltyNs") ? (Long) values.get("remotePenaltyNs") : 0,
@@ -645,7 +646,7 @@ public final class ConfigReader {
         return id;
     }
 
-    private List<String> readLocks(JsonNode node, String path) {
+    private List<LockEntry> readLocks(JsonNode node, String path) {
         if (!node.isArray()) {
             problem(path, "must be an array like [{\"name\": \"VNA\"}], got " + describe(node));
             return null;
@@ -654,36 +655,81 @@ public final class ConfigReader {
             problem(path, "must name at least one lock; known: " + String.join(", ", knownLocks));
             return null;
         }
-        List<String> locks = new ArrayList<>();
+        List<LockEntry> locks = new ArrayList<>();
+        Set<String> labels = new HashSet<>();
         boolean ok = true;
         for (int i = 0; i < node.size(); i++) {
             JsonNode entry = node.get(i);
             String at = path + "[" + i + "]";
-            JsonNode name;
-            if (entry.isObject()) {
-                unknownFields(entry, at + ".", Set.of("name"), "a lock entry has only \"name\"");
-                name = entry.get("name");
-                at = at + ".name";
-            } else {
+            if (!entry.isObject()) {
                 problem(at, "must be an object like {\"name\": \"VNA\"}, got " + describe(entry));
                 ok = false;
                 continue;
             }
-            if (name == null || !name.isTextual()) {
-                problem(at, name == null ? "is required" : "must be a string, got " + describe(name));
+            unknownFields(entry, at + ".", LOCK_ENTRY, "a lock entry has \"name\" and, for a variant, \"label\" and "
+                    + "\"jvmArgs\"");
+            LockEntry read = readLockEntry(entry, at);
+            if (read == null) {
                 ok = false;
-            } else if (!knownLocks.contains(name.asText())) {
-                problem(at, "unknown lock '" + name.asText() + "'" + Suggest.hint(name.asText(), knownLocks)
-                        + "; known: " + String.join(", ", knownLocks));
-                ok = false;
-            } else if (locks.contains(name.asText())) {
-                problem(at, "lock '" + name.asText() + "' is listed twice");
+            } else if (!labels.add(read.label())) {
+                problem(at + (read.isVariant() ? ".label" : ".name"), "lock '" + read.label() + "' is listed twice"
+                        + (read.isVariant() ? "" : "; to measure it again under other JVM arguments, give the second a \"label\""));
                 ok = false;
             } else {
-                locks.add(name.asText());
+                locks.add(read);
             }
         }
         return ok ? List.copyOf(locks) : null;
+    }
+
+    private static final Set<String> LOCK_ENTRY = Set.of("name", "label", "jvmArgs");
+
+    /** One entry of {@code locks}, or null after reporting its problems. */
+    private LockEntry readLockEntry(JsonNode entry, String at) {
+        JsonNode name = entry.get("name");
+        boolean ok = true;
+        if (name == null || !name.isTextual()) {
+            problem(at + ".name", name == null ? "is required" : "must be a string, got " + describe(name));
+            ok = false;
+        } else if (!knownLocks.contains(name.asText())) {
+            problem(at + ".name", "unknown lock '" + name.asText() + "'" + Suggest.hint(name.asText(), knownLocks)
+                    + "; known: " + String.join(", ", knownLocks));
+            ok = false;
+        }
+        String label = ok ? name.asText() : null;
+        JsonNode labelNode = entry.get("label");
+        if (labelNode != null) {
+            if (!labelNode.isTextual() || !LockEntry.LABEL.matcher(labelNode.asText()).matches()) {
+                problem(at + ".label", "must be 1 to 48 letters, digits or _ . + - (it names files), starting with a letter "
+                        + "or digit, got " + describe(labelNode));
+                ok = false;
+            } else if (knownLocks.contains(labelNode.asText()) && !labelNode.asText().equals(label)) {
+                problem(at + ".label", "'" + labelNode.asText() + "' is the name of another lock; a variant needs a name "
+                        + "of its own, e.g. \"" + (label == null ? "VNA" : label) + "-variant\"");
+                ok = false;
+            } else {
+                label = labelNode.asText();
+            }
+        }
+        List<String> args = new ArrayList<>();
+        JsonNode argsNode = entry.get("jvmArgs");
+        if (argsNode != null) {
+            if (!argsNode.isArray()) {
+                problem(at + ".jvmArgs", "must be an array of strings like [\"-Dname=value\"], got " + describe(argsNode));
+                ok = false;
+            } else {
+                for (int j = 0; j < argsNode.size(); j++) {
+                    JsonNode arg = argsNode.get(j);
+                    if (!arg.isTextual() || arg.asText().isBlank()) {
+                        problem(at + ".jvmArgs[" + j + "]", "must be a non-blank string, got " + describe(arg));
+                        ok = false;
+                    } else {
+                        args.add(arg.asText());
+                    }
+                }
+            }
+        }
+        return ok ? new LockEntry(label, name.asText(), args) : null;
     }
 
     private List<Integer> readThreads(JsonNode node, String path) {

@@ -67,7 +67,7 @@ import java.util.List;
  * @param error                why it failed, else null
  * @param placement            how the threads were placed
  * @param cpuSource            where the measured JVM got the current CPU
- * @param fingerprint          the bench's {@link BenchDefinition#fingerprint() fingerprint}
+ * @param fingerprint          the point's fingerprint ({@link BenchDefinition#fingerprint(String)})
  * @param startedAt            when the point started, ISO-8601
  * @param seconds              wall time of the point, forks included
  * @param foreignAcquisitionFraction on a multi-node topology, the fraction of acquisitions made on another node than
@@ -327,7 +327,7 @@ public record PointResult(String bench, String title, String workload, String lo
                 bytesPerOp(forkReports, ops, rounds), retainedBytes(forkReports),
                 error == null ? OK : FAILED, error,
                 first == null ? null : first.placement(), first == null ? null : first.cpuSource(),
-                b.fingerprint(), started.truncatedTo(ChronoUnit.MILLIS).toString(), round3(seconds),
+                point.fingerprint(), started.truncatedTo(ChronoUnit.MILLIS).toString(), round3(seconds),
                 nodeAcquisitions > 0 ? (double) foreign / nodeAcquisitions : null,
                 nodeAcquisitions > 0 && ops > 0 && rounds > 0 ? finite(migrations / ((double) ops * rounds)) : null,
                 paired != null && paired.getTotalCount() > 0 ? paired.getValueAtPercentile(99) : null,
@@ -363,7 +363,7 @@ public record PointResult(String bench, String title, String workload, String lo
         return new PointResult(b.id(), b.title(), b.kind().jsonName(), point.lock(), point.threads(), b.threadType(),
                 b.carriers(), b.remotePenaltyNs(), b.topology(), b.forks(), 0, 0,
                 null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-                null, null, null, null, null, null, null, null, FAILED, error, null, null, b.fingerprint(), started.truncatedTo(ChronoUnit.MILLIS).toString(), round3(seconds));
+                null, null, null, null, null, null, null, null, FAILED, error, null, null, point.fingerprint(), started.truncatedTo(ChronoUnit.MILLIS).toString(), round3(seconds));
     }
 
     /** The cells of this row's CSV line, in {@link #CSV_HEADER} order; null is an empty cell. */

@@ -349,7 +349,7 @@ public final class BenchRunner {
         List<Point> todo = new ArrayList<>();
         for (Point p : points) {
             boolean done = store.find(p.key())
-                    .filter(r -> r.ok() && r.fingerprint().equals(p.bench().fingerprint()))
+                    .filter(r -> r.ok() && r.fingerprint().equals(p.fingerprint()))
                     .isPresent();
             if (!done) {
                 todo.add(p);
@@ -427,7 +427,7 @@ public final class BenchRunner {
         ResultStore.load(out).forEach(r -> rows.put(r.key(), r));
         for (Point p : points(config)) {
             PointResult r = rows.get(p.key());
-            if (r == null || !r.ok() || !r.fingerprint().equals(p.bench().fingerprint())) {
+            if (r == null || !r.ok() || !r.fingerprint().equals(p.fingerprint())) {
                 return false;
             }
         }

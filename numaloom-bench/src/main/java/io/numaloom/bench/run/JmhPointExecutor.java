@@ -106,7 +106,7 @@ public final class JmhPointExecutor implements PointExecutor {
     @Override
     public Measurement measure(Point point, Path workDir, Path logFile) throws PointFailedException, InterruptedException {
         BenchDefinition b = point.bench();
-        List<String> jvmArgs = b.measuredJvmArgs();
+        List<String> jvmArgs = b.measuredJvmArgs(point.lock());
         if (aotCache != null && b.startupCache()) {
             jvmArgs = aotCache.jvmArgs(jvmArgs, (recordArgs, trainingLog) -> train(point, workDir, logFile, recordArgs, trainingLog));
         }

@@ -1,0 +1,62 @@
+package io.numaloom.bench.cli;
+
+import io.numaloom.bench.report.LockComparison;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * {@code ./numaloom compare RESULTS_DIR LOCK OTHER}: two locks of one run compared with each other rather than with
+ * the reference ({@link LockComparison}): per point the ratio of {@code LOCK} to {@code OTHER} with its 95% interval,
+ * paired by round, and the geometric mean. How a variant (a lock entry with a {@code label} and {@code jvmArgs}) is
+ * judged against the lock it varies.
+ */
+final class CompareCommand {
+    private CompareCommand() {}
+
+    static final String HELP = """
+            Usage: ./numaloom compare RESULTS_DIR LOCK OTHER
+
+            Reads the results of one run (results.json) and prints, at every bench and thread count where both
+            locks were measured, the throughput ratio LOCK / OTHER with its 95% interval over the
+            rounds (each round's forks paired, as the summary pairs a lock with its reference), its
+            verdict (faster or slower only where the interval excludes 1), and the geometric mean of
+            the ratios with its interval. LOCK and OTHER are the names the run gives its locks: a
+            lock entry's "label" where it has one. E.g., with a configuration whose locks are
+              [ { "name": "UNFAIR_REENTRANT" }, { "name": "VNA" },
+                { "name": "VNA", "label": "VNA-no-poll", "jvmArgs": ["-Dsome.switch=off"] } ]
+            run ./numaloom compare results/ablation VNA-no-poll VNA
+            """;
+
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 1 && Main.isHelp(args[0])) {
+            out.print(HELP);
+            return Main.OK;
+        }
+        for (String a : args) {
+            if (a.startsWith("-")) {
+                throw new Main.UsageException("unknown option '" + a + "'");
+            }
+        }
+        if (args.length != 3) {
+            throw new Main.UsageException("expected a results directory and two lock names, got " + args.length + " argument"
+                    + (args.length == 1 ? "" : "s"));
+        }
+        Path dir = Path.of(args[0]);
+        if (!Files.isDirectory(dir)) {
+            throw new Main.UsageException("no such directory: " + dir);
+        }
+        try {
+            out.print(LockComparison.read(dir, args[1], args[2]).text());
+            return Main.OK;
+        } catch (IllegalArgumentException e) {
+            err.println("numaloom compare: " + e.getMessage());
+            return Main.USAGE;
+        } catch (IOException e) {
+            err.println("numaloom compare: cannot read " + dir + ": " + e.getMessage());
+            return Main.ERROR;
+        }
+    }
+}
