@@ -419,10 +419,18 @@ public final class Contention {
                 || cls.startsWith("com.sun.");
     }
 
+    /**
+     * Whether the recorded thread is virtual: its field {@code virtual}, which recordings of JDK 21 and later have
+     * (the tool runs on Java 17, whose {@code RecordedThread} has no {@code isVirtual()}).
+     */
+    static boolean isVirtual(RecordedThread t) {
+        return t.hasField("virtual") && t.getBoolean("virtual");
+    }
+
     static String threadName(RecordedThread t) {
         String name = t.getJavaName();
         if (name == null || name.isEmpty()) {
-            name = (t.isVirtual() ? "virtual#" : "#") + t.getJavaThreadId();
+            name = (isVirtual(t) ? "virtual#" : "#") + t.getJavaThreadId();
         }
         return name;
     }

@@ -67,7 +67,7 @@ public final class Waits {
         }
         sort();
         int rank = (int) Math.ceil(p / 100 * count);
-        return nanos[Math.clamp(rank - 1, 0, count - 1)] / 1e6;
+        return nanos[Math.max(0, Math.min(rank - 1, count - 1))] / 1e6;
     }
 
     /** {@return the longest wait in milliseconds, 0 without waits} */
@@ -110,7 +110,7 @@ public final class Waits {
     /** {@return the call site of the longest total wait, or null without waits} */
     public String topCallSite() {
         List<CallSite> top = topCallSites(1);
-        return top.isEmpty() ? null : top.getFirst().frame();
+        return top.isEmpty() ? null : top.get(0).frame();
     }
 
     /** The holders that made threads wait longest, with the wait they caused in ms, longest first. */

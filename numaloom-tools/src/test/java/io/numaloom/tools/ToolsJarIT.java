@@ -86,10 +86,59 @@ class ToolsJarIT {
         assertTrue(h.contains("Usage: java -jar " + jar().getFileName() + " contention FILE.jfr"), h);
     }
 
+    /**
+     * The jar runs on the Java users have on PATH, not only on 25: its classes are Java 17's (class-file version 61),
+     * and where a Java 17 is installed (this project's machines have one on PATH) it summarizes a recording.
+     */
+    @Test
+    void theJarRunsOnJava17(@TempDir Path dir) throws Exception {
+        try (JarFile jar = new JarFile(jar().toFile())) {
+            for (JarEntry e : java.util.Collections.list(jar.entries())) {
+                if (e.getName().endsWith(".class")) {
+                    try (var in = new java.io.DataInputStream(jar.getInputStream(e))) {
+                        in.readInt(); // magic
+                        in.readUnsignedShort(); // minor
+                        assertEquals(61, in.readUnsignedShort(), e.getName() + ": not a Java 17 class file");
+                    }
+                }
+            }
+        }
+        Path java17 = java17();
+        if (java17 == null) {
+            System.out.println("ToolsJarIT: no Java 17 found under /usr/lib/jvm or on PATH; only the class-file versions were checked");
+            return;
+        }
+        Path recording = ContendedApp.record(dir.resolve("app.jfr"));
+        Process p = run(java17, dir, "contention", recording.toString());
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "exited");
+        assertEquals(0, p.exitValue(), java17 + ":\n" + out);
+        assertTrue(out.contains(ContendedApp.class.getName() + ".takeOrder:"), out);
+    }
+
+    /** A Java 17 {@code java}: the JDK's standard place on Debian, else {@code java} on PATH if it is 17; or null. */
+    private static Path java17() throws IOException, InterruptedException {
+        for (String candidate : List.of("/usr/lib/jvm/java-17-openjdk-amd64/bin/java", "/usr/lib/jvm/java-17-openjdk-arm64/bin/java")) {
+            if (Files.isExecutable(Path.of(candidate))) {
+                return Path.of(candidate);
+            }
+        }
+        try {
+            Process v = new ProcessBuilder("java", "-version").redirectErrorStream(true).start();
+            String text = new String(v.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            return v.waitFor(30, TimeUnit.SECONDS) && text.contains("version \"17") ? Path.of("java") : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
     /** {@code java -jar} of the jar, on this JVM's JDK, with no CLASSPATH in its environment; stderr into stdout. */
     private static Process run(Path dir, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", jar().toString()));
+        return run(Path.of(System.getProperty("java.home"), "bin", "java"), dir, args);
+    }
+
+    private static Process run(Path java, Path dir, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(java.toString(), "-jar", jar().toString()));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
         pb.environment().remove("CLASSPATH");
