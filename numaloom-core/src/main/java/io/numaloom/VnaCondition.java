@@ -448,6 +448,18 @@ final class VnaCondition implements Condition {
         return n;
     }
 
+    /** The threads waiting on this condition, not yet signalled, in the order they began to wait; for monitoring. */
+    java.util.List<Thread> waitingThreads() {
+        lock.checkOwner("inspect the wait queue of");
+        java.util.List<Thread> threads = new java.util.ArrayList<>();
+        for (Waiter w = first; w != null; w = w.next) {
+            if (w.waiting()) {
+                threads.add(w.thread);
+            }
+        }
+        return threads;
+    }
+
     private Waiter enqueue(String action) {
         lock.checkOwner(action + " on");
         Waiter w = new Waiter();

@@ -625,6 +625,21 @@ public class VnaLock extends ConditionLock implements Lock {
         return ownCondition(condition).waitQueueLength();
     }
 
+    /**
+     * The threads that may be waiting on {@code condition}, which must belong to this lock; a snapshot for monitoring,
+     * as {@code ReentrantLock.getWaitingThreads} gives it. A thread that was signalled is no longer among them: it
+     * waits for the lock ({@link #getQueuedThreads()}).
+     *
+     * @param condition a condition of this lock
+     * @return the waiting threads, possibly empty
+     * @throws IllegalMonitorStateException if the current thread does not hold this lock
+     * @throws IllegalArgumentException if {@code condition} is not a condition of this lock
+     * @throws NullPointerException if {@code condition} is null
+     */
+    protected Collection<Thread> getWaitingThreads(Condition condition) {
+        return ownCondition(condition).waitingThreads();
+    }
+
     @Override
     public String toString() {
         Thread o = getOwner();

@@ -38,6 +38,11 @@ public enum Subject {
         }
         @Override public int queues() { return Topology.current().nodeCount(); }
     },
+    /** {@code VnaReentrantLock}, held as a {@code ReentrantLock}: VnaLock's semantics behind ReentrantLock's type. */
+    VNA_REENTRANT_LOCK {
+        @Override public InspectableLock create() { return new InspectableVnaReentrantLock(); }
+        @Override public int queues() { return Topology.current().nodeCount(); }
+    },
     REENTRANT_LOCK {
         @Override public InspectableLock create() { return new InspectableReentrantLock(); }
         @Override public int queues() { return 1; }
