@@ -178,10 +178,11 @@ public final class Contention {
      *        the recording's settings say of it: {@code threshold 20 ms}, or {@code off}
      * @param jdkWithoutAppFrame JDK waits left out: no frame of the application in their stack
      * @param keysShown whether keys are shown by their strings (else by hash)
+     * @param virtualThreads whether virtual threads ran in the recording (an event's thread is virtual, or a carrier)
      */
     public record Summary(Path file, List<LockWaits> locks, long lockWaits, long conditionWaits,
                           Map<String, String> thresholds, List<JdkWaits> jdk, Map<String, String> jdkSettings,
-                          long jdkWithoutAppFrame, boolean keysShown) {
+                          long jdkWithoutAppFrame, boolean keysShown, boolean virtualThreads) {
         public boolean isEmpty() {
             return lockWaits == 0 && conditionWaits == 0;
         }
@@ -234,6 +235,7 @@ public final class Contention {
         long lockWaits = 0;
         long conditionWaits = 0;
         long withoutAppFrame = 0;
+        boolean virtualThreads = false;
         Map<String, String> thresholds = new TreeMap<>();
         Map<String, Map<String, String>> jdkActive = new TreeMap<>();
         try (RecordingFile recording = new RecordingFile(file)) {
@@ -243,6 +245,7 @@ public final class Contention {
             }
             while (recording.hasMoreEvents()) {
                 RecordedEvent e = recording.readEvent();
+                virtualThreads = virtualThreads || ranOnVirtualThreads(e);
                 switch (e.getEventType().getName()) {
                     case "jdk.ActiveSetting" -> {
                         String of = typeNames.get(e.getLong("id"));
@@ -287,7 +290,7 @@ public final class Contention {
             }
         }
         return new Summary(file, locks, lockWaits, conditionWaits, thresholds, jdk, jdkSettings, withoutAppFrame,
-                options.showKeys());
+                options.showKeys(), virtualThreads);
     }
 
     private static LockWaits lockOf(Map<String, LockWaits> byLock, RecordedEvent e) {
@@ -427,6 +430,31 @@ public final class Contention {
         return t.hasField("virtual") && t.getBoolean("virtual");
     }
 
+    /** The thread group of the virtual-thread scheduler's carriers. */
+    static final String CARRIER_GROUP = "CarrierThreads";
+
+    /** Whether one of the event's threads (the one that recorded it, sampled or started) is virtual or a carrier. */
+    static boolean ranOnVirtualThreads(RecordedEvent e) {
+        for (String field : new String[] {"eventThread", "sampledThread", "thread"}) {
+            if (e.hasField(field) && e.getValue(field) instanceof RecordedThread t
+                    && (isVirtual(t) || t.getThreadGroup() != null && CARRIER_GROUP.equals(t.getThreadGroup().getName()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * What a summary of a recording with virtual threads says of what it cannot see: JDK 25 records neither
+     * {@code jdk.ThreadPark} nor {@code jdk.JavaMonitorEnter} for a virtual thread (checked: four virtual threads
+     * that contended for a {@code ReentrantLock} and a monitor recorded none of either, platform threads 83 parks).
+     */
+    static final String VIRTUAL_THREADS_NOTE = "Virtual threads ran in this recording. The JDK records no jdk.ThreadPark and no"
+            + " jdk.JavaMonitorEnter for a virtual thread, so their waits on ReentrantLock (and the other"
+            + " java.util.concurrent locks) and on synchronized are missing here. numaloom's locks record theirs"
+            + " (io.numaloom.LockContended); to see an application's ReentrantLocks without changing it, run it with"
+            + " numaloom-agent's events option: java -javaagent:numaloom-agent.jar=events ...";
+
     static String threadName(RecordedThread t) {
         String name = t.getJavaName();
         if (name == null || name.isEmpty()) {
@@ -452,6 +480,9 @@ public final class Contention {
                         + " (at or above the recording's thresholds: %s)%n",
                 s.file(), s.lockWaits(), s.conditionWaits(), thresholds(s.thresholds())));
         sb.append(jdkLine(s)).append('\n');
+        if (s.virtualThreads()) {
+            sb.append(VIRTUAL_THREADS_NOTE).append('\n');
+        }
         if (s.isEmpty()) {
             sb.append("No io.numaloom events: nothing waited that long, the application used no numaloom lock, or the"
                     + " recording disabled them. Lower the threshold to see shorter waits:"

@@ -52,6 +52,9 @@ public final class ContentionReport {
                 .append(" condition waits of numaloom locks, at or above the recording's thresholds (")
                 .append(esc(Contention.thresholds(s.thresholds()))).append("); ")
                 .append(esc(Contention.jdkLine(s))).append(".</p>\n");
+        if (s.virtualThreads()) {
+            sb.append("<p><b>").append(esc(Contention.VIRTUAL_THREADS_NOTE)).append("</b></p>\n");
+        }
         List<Contention.Row> rows = s.rows();
         if (rows.isEmpty()) {
             sb.append("<p>No lock waits in the recording: nothing waited as long as its thresholds, or it disabled the")

@@ -118,6 +118,38 @@ class ContentionTest {
         assertTrue(row(res.out(), "synchronized", Plain.class.getName()).endsWith(getClass().getName() + ".enterPlainMonitor:"
                 + line(res.out(), "enterPlainMonitor")), res.out());
         assertTrue(Files.exists(tmp.resolve("plain-contention").resolve(ContentionReport.PAGE)), "next to the recording by default");
+        assertFalse(res.out().contains("Virtual threads ran"), "platform threads only: " + res.out());
+    }
+
+    /**
+     * A recording in which virtual threads waited says, beside the table, what the JDK does not record for them
+     * (no jdk.ThreadPark, no jdk.JavaMonitorEnter) and how to see it.
+     */
+    @Test
+    void aRecordingWithVirtualThreadsSaysWhatTheJdkDoesNotRecordForThem(@TempDir Path tmp) throws Exception {
+        Path file = tmp.resolve("virtual.jfr");
+        io.numaloom.VnaLock lock = io.numaloom.VnaLock.named("vt");
+        try (Recording r = new Recording()) {
+            r.enable("io.numaloom.LockContended").withThreshold(Duration.ZERO).withStackTrace();
+            r.enable("jdk.ThreadPark").withThreshold(Duration.ZERO).withStackTrace();
+            r.start();
+            lock.lock();
+            Thread waiter = Thread.ofVirtual().start(() -> {
+                lock.lock();
+                lock.unlock();
+            });
+            while (!lock.hasQueuedThread(waiter)) {
+                Thread.sleep(1);
+            }
+            lock.unlock();
+            waiter.join();
+            r.stop();
+            r.dump(file);
+        }
+        Result res = main("contention", file.toString(), "--out", tmp.resolve("report").toString());
+        assertEquals(0, res.status(), res.err());
+        assertTrue(res.out().contains(Contention.VIRTUAL_THREADS_NOTE), res.out());
+        assertTrue(Files.readString(tmp.resolve("report").resolve(ContentionReport.PAGE)).contains("Virtual threads ran in this recording"));
     }
 
     /** A monitor of a class of its own: its row holds no other monitor's waits. */
