@@ -49,11 +49,11 @@ public final class Agent {
         public byte[] transform(ClassLoader loader, String className, Class<?> redefined, ProtectionDomain domain,
                                 byte[] bytes) {
             if (loader == null || loader == ClassLoader.getPlatformClassLoader() || className == null || redefined != null
-                    || className.startsWith("io/numaloom/") || !options.covers(className.replace('/', '.'))
-                    || !LockSwap.mentionsReentrantLock(bytes)) {
+                    || className.startsWith("io/numaloom/") || !options.covers(className.replace('/', '.'))) {
                 return null;
             }
             try {
+                // LockSwap.rewrite returns at once for a class that does not mention ReentrantLock.
                 ClassHierarchyResolver hierarchy = ClassHierarchyResolver.ofResourceParsing(loader)
                         .orElse(ClassHierarchyResolver.ofResourceParsing(Agent.class.getClassLoader()));
                 LockSwap.Result result = LockSwap.rewrite(bytes, target, hierarchy, Sites::register);

@@ -48,6 +48,7 @@ final class LockSwap {
     static final ClassDesc VNA_REENTRANT_LOCK = ClassDesc.of("io.numaloom.VnaReentrantLock");
     private static final MethodTypeDesc FAIRNESS_INIT = MethodTypeDesc.of(ConstantDescs.CD_void, ConstantDescs.CD_boolean);
     private static final Set<String> FINAL_MONITORING = Set.of("hasQueuedThreads", "hasQueuedThread", "getQueueLength");
+    private static final byte[] REENTRANT_LOCK_BYTES = REENTRANT_LOCK.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private LockSwap() {}
 
@@ -91,7 +92,7 @@ final class LockSwap {
 
     /** Whether {@code bytes} may mention {@code ReentrantLock} at all: a class that does not is not parsed. */
     static boolean mentionsReentrantLock(byte[] bytes) {
-        byte[] needle = REENTRANT_LOCK.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] needle = REENTRANT_LOCK_BYTES;
         outer:
         for (int i = 0; i <= bytes.length - needle.length; i++) {
             for (int j = 0; j < needle.length; j++) {
@@ -124,7 +125,7 @@ final class LockSwap {
         boolean swapSuper = extendsLock;
         if (extendsLock) {
             for (MethodModel m : model.methods()) {
-                if (m.methodName().equalsString("<init>") && m.code().isPresent() && !provablyUnfair(m.code().get())) {
+                if (m.methodName().equalsString(ConstantDescs.INIT_NAME) && m.code().isPresent() && !provablyUnfair(m.code().get())) {
                     swapSuper = false;
                     left.add(new Site(className, "<init>", firstLine(m.code().get()),
                             "extends ReentrantLock with a constructor that may make it fair: left as it was"));
@@ -199,8 +200,7 @@ final class LockSwap {
         for (CodeElement e : code) {
             if (e instanceof NewObjectInstruction n && n.className().asInternalName().equals(REENTRANT_LOCK)) {
                 constructs = true;
-            } else if (e instanceof InvokeInstruction i && i.opcode() == Opcode.INVOKEVIRTUAL
-                    && i.owner().asInternalName().equals(REENTRANT_LOCK) && FINAL_MONITORING.contains(i.name().stringValue())) {
+            } else if (e instanceof InvokeInstruction i && isFinalMonitoringCall(i)) {
                 finalCalls = true;
             }
         }
@@ -226,7 +226,13 @@ final class LockSwap {
 
     private static boolean isLockInit(InvokeInstruction i) {
         return i.opcode() == Opcode.INVOKESPECIAL && i.owner().asInternalName().equals(REENTRANT_LOCK)
-                && i.name().equalsString("<init>");
+                && i.name().equalsString(ConstantDescs.INIT_NAME);
+    }
+
+    /** A call of one of {@code ReentrantLock}'s final queue-monitoring methods, which cannot see a swapped lock's queue. */
+    private static boolean isFinalMonitoringCall(InvokeInstruction i) {
+        return i.opcode() == Opcode.INVOKEVIRTUAL && i.owner().asInternalName().equals(REENTRANT_LOCK)
+                && FINAL_MONITORING.contains(i.name().stringValue());
     }
 
     private static boolean isIconst0(CodeElement e) {
@@ -286,9 +292,7 @@ final class LockSwap {
                 case NewObjectInstruction n when swapLocks && n.className().asInternalName().equals(REENTRANT_LOCK) ->
                         cb.new_(target.lock());
                 case InvokeInstruction i when swapLocks && isLockInit(i) && i.typeSymbol().equals(ConstantDescs.MTD_void) -> init(cb);
-                case InvokeInstruction i when i.opcode() == Opcode.INVOKEVIRTUAL
-                        && i.owner().asInternalName().equals(REENTRANT_LOCK)
-                        && FINAL_MONITORING.contains(i.name().stringValue()) -> {
+                case InvokeInstruction i when isFinalMonitoringCall(i) -> {
                     MethodTypeDesc type = i.typeSymbol().insertParameterTypes(0, REENTRANT_LOCK_DESC);
                     cb.invokestatic(VNA_REENTRANT_LOCK, i.name().stringValue(), type);
                 }
