@@ -1,6 +1,7 @@
 package io.numaloom.bench.report;
 
 import io.numaloom.bench.result.PairedRatio;
+import org.apache.commons.math3.distribution.NormalDistribution;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -158,8 +159,42 @@ public final class RunsAgreement {
         return new AaCount(pairs, different, within);
     }
 
-    /** One lock's repeatability: the points every run measured with an interval, and those whose verdicts agree. */
-    public record LockAgreement(String lock, int points, int agreeing, List<String> disagreements) {}
+    /**
+     * One lock's repeatability: the points every run measured with an interval, those whose verdicts agree, and how
+     * many would agree on average if each point's true ratio were the runs' geometric mean and each run's interval
+     * exact ({@link #expectedAgreement}).
+     */
+    public record LockAgreement(String lock, int points, int agreeing, double expected, List<String> disagreements) {}
+
+    /**
+     * The chance that every run gives the same verdict at one point, if its true log ratio were the mean of the runs'
+     * and each run's estimate normal about it with the standard error its 95% interval implies
+     * ({@code ln(high / low) / (2 * 1.96)}): a run says faster when its estimate is above 1.96 standard errors, slower
+     * below -1.96, tied between. A point whose difference is near its interval's width is a coin toss between tied and
+     * a mark even for an exact method: summed over the points, this separates verdicts that differ because the method
+     * is off from verdicts that differ because the differences are as large as the precision.
+     */
+    static double expectedAgreement(List<Row> rows) {
+        double logRatio = rows.stream().mapToDouble(r -> Math.log(r.ratio())).average().orElseThrow();
+        double faster = 1;
+        double slower = 1;
+        double tied = 1;
+        for (Row r : rows) {
+            double se = Math.log(r.high() / r.low()) / (2 * Z);
+            if (!(se > 0)) {
+                return Double.NaN;
+            }
+            double f = 1 - NORMAL.cumulativeProbability(Z - logRatio / se);
+            double sl = NORMAL.cumulativeProbability(-Z - logRatio / se);
+            faster *= f;
+            slower *= sl;
+            tied *= 1 - f - sl;
+        }
+        return faster + slower + tied;
+    }
+
+    private static final double Z = 1.959963984540054;
+    private static final NormalDistribution NORMAL = new NormalDistribution(null, 0, 1);
 
     /** Per lock other than the twin, in the order the first run names them. */
     public List<LockAgreement> repeatability() {
@@ -178,12 +213,14 @@ public final class RunsAgreement {
             }
             int points = 0;
             int agreeing = 0;
+            double expected = 0;
             List<String> disagreements = new ArrayList<>();
             for (Map.Entry<String, List<Row>> e : byPoint.entrySet()) {
                 if (e.getValue().size() != runs.size()) {
                     continue; // not measured (with an interval) by every run
                 }
                 points++;
+                expected += expectedAgreement(e.getValue());
                 if (e.getValue().stream().map(Row::verdict).distinct().count() == 1) {
                     agreeing++;
                 } else {
@@ -191,7 +228,7 @@ public final class RunsAgreement {
                 }
             }
             if (points > 0) {
-                out.add(new LockAgreement(lock, points, agreeing, disagreements));
+                out.add(new LockAgreement(lock, points, agreeing, expected, disagreements));
             }
         }
         return out;
@@ -256,6 +293,12 @@ public final class RunsAgreement {
         if (points > 0) {
             sb.append(String.format(Locale.ROOT, "  %-20s %d of %d (%.0f%%; bar: 90%% or more)%n", "all", agreeing, points,
                     100.0 * agreeing / points));
+            double expected = rep.stream().mapToDouble(LockAgreement::expected).sum();
+            if (Double.isFinite(expected)) {
+                sb.append(String.format(Locale.ROOT, "  %-20s %.1f of %d (%.0f%%): what an exact method would give on "
+                                + "average, with these differences at these precisions%n", "expected", expected, points,
+                        100.0 * expected / points));
+            }
         }
         for (LockAgreement a : rep) {
             for (String d : a.disagreements()) {

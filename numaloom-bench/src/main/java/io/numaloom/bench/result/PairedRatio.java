@@ -18,10 +18,19 @@ import java.util.List;
  * (Georges, Buytaert and Eeckhout, "Statistically Rigorous Java Performance Evaluation", OOPSLA 2007). In round
  * {@code r} the lock's fork mean {@code x[r]} and the reference's {@code y[r]} give {@code d[r] = ln x[r] - ln y[r]};
  * the rounds' {@code d} are independent, and what a round shares (the machine's weather while it ran) cancels in
- * the difference. The estimate is {@code exp(mean d)}, its interval {@code exp(mean d -+ t(0.975, n-1) * s / sqrt n)}:
- * the interval of the ratio itself, not two intervals compared (Kalibera and Jones, "Rigorous Benchmarking in
- * Reasonable Time", ISMM 2013). On the log scale a ratio and its inverse are symmetric, so "1.10x faster" and
- * "0.91x" carry the same evidence.
+ * the difference. The estimate is the ratio itself with its own interval, not two intervals compared (Kalibera and
+ * Jones, "Rigorous Benchmarking in Reasonable Time", ISMM 2013). On the log scale a ratio and its inverse are
+ * symmetric, so "1.10x faster" and "0.91x" carry the same evidence.
+ *
+ * <p><b>Estimator.</b> From {@value SignedRank#MIN_ROUNDS} rounds on, the ratio is {@code exp} of the
+ * Hodges-Lehmann estimate of the {@code d}, with the 95% interval of Wilcoxon's signed-rank test ({@link SignedRank}).
+ * A fork now and then runs in a slow mode of its JVM, whatever the lock (a bounded queue on 2 cores: one JVM in
+ * seven at a third of the speed; the thesis's high contention: two steady states per JVM, 190 or 320 ms a round;
+ * docs/measurements.md M6), and the mean of the {@code d} then moves with how many slow forks each lock happened to
+ * draw: an identical twin read 0.78-1.17 of its reference there. The rank estimate moves by at most one rank per such
+ * fork, and its interval holds for any noise symmetric about the ratio, which a twin's always is. With 2-5 rounds,
+ * where no rank interval reaches 95%, it is {@code exp(mean d)} with Student's t interval
+ * {@code exp(mean d -+ t(0.975, n-1) * s / sqrt n)}.
  *
  * <p><b>Verdict.</b> Faster where the interval's low end is above 1, slower where its high end is below 1, tied
  * otherwise; with fewer than two rounds there is no interval and no verdict ({@link Verdict#UNKNOWN}). At a 95%
@@ -37,7 +46,9 @@ import java.util.List;
  * with standard deviation {@code s0} of the log differences, a point needs
  * {@code N = max(n0, ceil((t(0.975, n0-1) * s0 / ln(1 + P))^2))} rounds ({@link #plannedRounds}), and once it has
  * them its interval is {@code mean d -+ t(0.975, n0-1) * s0 / sqrt N} ({@link #stein}), whose coverage is exactly
- * 95% whatever the noise, because {@code N} depends on the pilot alone. A point that stops for another reason
+ * 95% for normal noise, because {@code N} depends on the pilot alone. With {@value SignedRank#MIN_ROUNDS} rounds or
+ * more, the interval reported is the hull of Stein's and the rank interval, centred on the rank estimate: it covers
+ * wherever either does, so a slow fork after the pilot cannot make it lie. A point that stops for another reason
  * (its time budget, a fixed number of rounds) stopped independently of its data and reports the plain interval
  * ({@link #of}).
  */
@@ -106,7 +117,9 @@ public final class PairedRatio {
     /**
      * The ratio of {@code lock} to {@code reference}, each the fork means of one lock in rounds {@code 0..n-1}
      * ({@code lock[r]} and {@code reference[r]} measured in the same round). Rounds where either value is missing
-     * (NaN), not positive or infinite are left out: a failed fork pairs with nothing.
+     * (NaN), not positive or infinite are left out: a failed fork pairs with nothing. From
+     * {@value SignedRank#MIN_ROUNDS} usable rounds the rank estimate and interval, below Student's t (class comment);
+     * either way the estimate's {@code df} is {@code n - 1}.
      *
      * @throws IllegalArgumentException if the arrays differ in length
      */
@@ -116,11 +129,11 @@ public final class PairedRatio {
         if (n == 0) {
             return Estimate.NONE;
         }
-        double sum = 0;
-        for (double v : d) {
-            sum += v;
+        if (n >= SignedRank.MIN_ROUNDS) {
+            SignedRank.Interval rank = SignedRank.of(d);
+            return interval(n, rank.estimate(), rank.low(), rank.high(), n - 1);
         }
-        double mean = sum / n;
+        double mean = mean(d, n);
         if (n < 2) {
             return new Estimate(1, Math.exp(mean), Double.NaN, Double.NaN, Verdict.UNKNOWN);
         }
@@ -151,11 +164,15 @@ public final class PairedRatio {
         if (pilot < 2 || d.length < pilot) {
             return of(lock, reference);
         }
-        double sum = 0;
-        for (double v : d) {
-            sum += v;
+        double mean = mean(d, d.length);
+        double error = tQuantile(pilot - 1) * sd(d, pilot) / Math.sqrt(d.length);
+        if (d.length < SignedRank.MIN_ROUNDS) {
+            return estimate(d.length, mean, error, pilot - 1);
         }
-        return estimate(d.length, sum / d.length, tQuantile(pilot - 1) * sd(d, pilot) / Math.sqrt(d.length), pilot - 1);
+        // The hull of Stein's interval and the rank interval covers the ratio whenever either does.
+        SignedRank.Interval rank = SignedRank.of(d);
+        return interval(d.length, rank.estimate(), Math.min(mean - error, rank.low()), Math.max(mean + error, rank.high()),
+                pilot - 1);
     }
 
     /** The usable paired rounds' {@code ln lock - ln reference}, in round order. */
@@ -179,11 +196,7 @@ public final class PairedRatio {
 
     /** The sample standard deviation of the first {@code n} (at least 2) values of {@code d}. */
     private static double sd(double[] d, int n) {
-        double sum = 0;
-        for (int i = 0; i < n; i++) {
-            sum += d[i];
-        }
-        double mean = sum / n;
+        double mean = mean(d, n);
         double squares = 0;
         for (int i = 0; i < n; i++) {
             squares += (d[i] - mean) * (d[i] - mean);
@@ -191,18 +204,33 @@ public final class PairedRatio {
         return Math.sqrt(squares / (n - 1));
     }
 
+    /** The mean of the first {@code n} values of {@code d}. */
+    private static double mean(double[] d, int n) {
+        double sum = 0;
+        for (int i = 0; i < n; i++) {
+            sum += d[i];
+        }
+        return sum / n;
+    }
+
     /** The estimate {@code exp(mean)} with the interval {@code exp(mean -+ error)}, {@code error} a t-quantile at {@code df}. */
     private static Estimate estimate(int n, double mean, double error, double df) {
-        double low = Math.exp(mean - error);
-        double high = Math.exp(mean + error);
-        Verdict verdict = low > 1 ? Verdict.FASTER : high < 1 ? Verdict.SLOWER : Verdict.TIED;
-        return new Estimate(n, Math.exp(mean), low, high, verdict, df);
+        return interval(n, mean, mean - error, mean + error, df);
+    }
+
+    /** The estimate {@code exp(centre)} with the interval {@code [exp(low), exp(high)]} and its verdict. */
+    private static Estimate interval(int n, double centre, double low, double high, double df) {
+        double l = Math.exp(low);
+        double h = Math.exp(high);
+        Verdict verdict = l > 1 ? Verdict.FASTER : h < 1 ? Verdict.SLOWER : Verdict.TIED;
+        return new Estimate(n, Math.exp(centre), l, h, verdict, df);
     }
 
     /**
      * The geometric mean of independent ratios (points measured in different groups), with its 95% interval: on the log
      * scale the mean of the points' estimates, whose variance is the sum of theirs over the count squared; each point's
-     * standard error is its interval's half-width over its own t-quantile. The mean's t-quantile takes the fewest
+     * standard error is its interval's half-width over its own t-quantile (for a rank interval, over that of its
+     * {@code n - 1}: the half-width of the rank interval is near the t interval's on normal noise). The mean's t-quantile takes the fewest
      * degrees of freedom of any point: conservative. (Welch-Satterthwaite's degrees of freedom, tried first, covered
      * 92% instead of 95% where a point of 3 rounds dominated, PairedRatioTest.) Without an interval (or its degrees of
      * freedom) at any point there is none.

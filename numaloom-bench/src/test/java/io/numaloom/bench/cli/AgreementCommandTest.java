@@ -74,6 +74,29 @@ class AgreementCommandTest {
         assertTrue(text.contains("Slower in every run: FAIR_REENTRANT at b x8"), text);
     }
 
+    /**
+     * The agreement an exact method would give: a difference far beyond both intervals agrees nearly surely, one as
+     * large as the intervals' half-width is a coin toss, and the sum over the points is printed beside the count.
+     */
+    @Test
+    void theExpectedAgreementFollowsTheDifferenceOverThePrecision(@TempDir Path dir) throws IOException {
+        Path a = run(dir, "a", row("b", "VNA", 2, 1.30, "faster", 1.27, 1.33)
+                + row("b", "VNA", 8, 1.05, "faster", 1.0001, 1.1025)
+                + row("b", "VNA", 32, 1.00, "tied", 0.95, 1.0526));
+        Path b = run(dir, "b", row("b", "VNA", 2, 1.30, "faster", 1.27, 1.33)
+                + row("b", "VNA", 8, 1.05, "tied", 0.9999, 1.1025)
+                + row("b", "VNA", 32, 1.00, "tied", 0.95, 1.0526));
+        RunsAgreement r = RunsAgreement.read(List.of(a, b));
+        RunsAgreement.LockAgreement vna = r.repeatability().getFirst();
+        assertEquals(2, vna.agreeing());
+        // x2: 13 standard errors from 1: agrees. x8: the estimate sits on the interval's edge (1.96 se), faster or
+        // tied with probability 1/2 each: 1/4 + 1/4. x32: no difference, tied in both with probability 0.95^2.
+        double x8 = 0.5;
+        double x32 = Math.pow(0.95, 2) + 2 * Math.pow(0.025, 2);
+        assertEquals(1 + x8 + x32, vna.expected(), 2e-3);
+        assertTrue(r.text().contains("expected             2.4 of 3 (80%)"), r.text());
+    }
+
     @Test
     void aDirectoryWithoutASummaryOrWithAnOldOneIsNamed(@TempDir Path dir) throws IOException {
         Path good = run(dir, "good", row("b", "VNA", 2, 1.0, "tied", 0.9, 1.1));

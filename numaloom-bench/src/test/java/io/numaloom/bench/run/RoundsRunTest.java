@@ -116,7 +116,8 @@ class RoundsRunTest {
         summaries.getFirst().locks().forEach(l -> lines.put(l.lock(), l));
         for (Summary.Cell c : lines.get("VNA").cells()) {
             assertEquals(Summary.Verdict.FASTER, c.verdict(), c.withInterval());
-            assertTrue(c.low() <= 1.3 && 1.3 <= c.high() && c.high() / c.low() < 1.1025, c.withInterval());
+            // Stein's interval is within +-5% by plan; its hull with the rank interval may be a little wider.
+            assertTrue(c.low() <= 1.3 && 1.3 <= c.high() && c.high() / c.low() < 1.07 * 1.07, c.withInterval());
         }
         for (Summary.Cell c : lines.get("SYNCHRONIZED").cells()) {
             assertEquals(Summary.Verdict.SLOWER, c.verdict(), c.withInterval());
