@@ -433,9 +433,12 @@ public final class Contention {
     /** The thread group of the virtual-thread scheduler's carriers. */
     static final String CARRIER_GROUP = "CarrierThreads";
 
-    /** Whether one of the event's threads (the one that recorded it, sampled or started) is virtual or a carrier. */
+    /** The fields of an event that name a thread: the one that recorded it, sampled or started. */
+    private static final String[] THREAD_FIELDS = {"eventThread", "sampledThread", "thread"};
+
+    /** Whether one of the event's threads ({@link #THREAD_FIELDS}) is virtual or a carrier. */
     static boolean ranOnVirtualThreads(RecordedEvent e) {
-        for (String field : new String[] {"eventThread", "sampledThread", "thread"}) {
+        for (String field : THREAD_FIELDS) {
             if (e.hasField(field) && e.getValue(field) instanceof RecordedThread t
                     && (isVirtual(t) || t.getThreadGroup() != null && CARRIER_GROUP.equals(t.getThreadGroup().getName()))) {
                 return true;

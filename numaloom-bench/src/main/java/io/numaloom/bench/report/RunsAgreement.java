@@ -193,7 +193,7 @@ public final class RunsAgreement {
         return faster + slower + tied;
     }
 
-    private static final double Z = 1.959963984540054;
+    private static final double Z = PairedRatio.Z_975;
     private static final NormalDistribution NORMAL = new NormalDistribution(null, 0, 1);
 
     /** Per lock other than the twin, in the order the first run names them. */

@@ -55,6 +55,9 @@ import java.util.List;
 public final class PairedRatio {
     private PairedRatio() {}
 
+    /** The standard normal's 0.975 quantile: the half-width of a 95% interval in standard errors. */
+    public static final double Z_975 = 1.959963984540054;
+
     /** What an interval on a ratio allows one to say. */
     public enum Verdict {
         /** The interval lies above 1. */
@@ -256,7 +259,7 @@ public final class PairedRatio {
             if (halfWidth <= 0) {
                 continue; // no variance: adds nothing
             }
-            double t = Double.isInfinite(e.df()) ? 1.959963984540054 : new TDistribution(e.df()).inverseCumulativeProbability(0.975);
+            double t = Double.isInfinite(e.df()) ? Z_975 : new TDistribution(e.df()).inverseCumulativeProbability(0.975);
             double se = halfWidth / t;
             sumVar += se * se;
             fewestDf = Math.min(fewestDf, e.df());
@@ -268,7 +271,7 @@ public final class PairedRatio {
         if (sumVar == 0) {
             return estimate(k, mean, 0, Double.POSITIVE_INFINITY);
         }
-        double t = Double.isInfinite(fewestDf) ? 1.959963984540054
+        double t = Double.isInfinite(fewestDf) ? Z_975
                 : new TDistribution(fewestDf).inverseCumulativeProbability(0.975);
         return estimate(k, mean, t * Math.sqrt(sumVar) / k, fewestDf);
     }

@@ -78,7 +78,7 @@ public final class SignedRank {
             double mean = n * (n + 1) / 4.0;
             double sd = Math.sqrt(n * (n + 1) * (2.0 * n + 1) / 24);
             // P(T <= c) ~ Phi((c + 0.5 - mean) / sd) <= 0.025
-            return (int) Math.floor(mean - 1.959963984540054 * sd - 0.5);
+            return (int) Math.floor(mean - PairedRatio.Z_975 * sd - 0.5);
         }
         int max = n * (n + 1) / 2;
         // p[t] = P(T = t), built one rank at a time: with rank r in or out, each with probability 1/2.
