@@ -13,13 +13,13 @@ abstract class ConditionLock {
     /**
      * Releases every hold of the current thread for {@code waiter}, which is about to wait, and
      * returns the hold count to restore. A key's lock records in {@code waiter} the key's record
-     * that the wait keeps bound ({@link VnaCondition.Waiter#keyRecord}), so that nothing after the
+     * that the wait keeps bound ({@link VnaConditionWaiter#keyRecord}), so that nothing after the
      * release has to find it again through the key's {@code hashCode} and {@code equals}.
      *
      * @throws IllegalMonitorStateException if the current thread does not hold the lock;
      *         {@code action} completes the message ("await on")
      */
-    abstract int releaseFully(String action, VnaCondition.Waiter waiter);
+    abstract int releaseFully(String action, VnaConditionWaiter waiter);
 
     /**
      * Re-acquires after a condition wait, uninterruptibly, restoring {@code saved} holds; a
@@ -28,7 +28,7 @@ abstract class ConditionLock {
      * is absorbed, a key's methods are not called), so it returns holding the lock: {@code await}
      * must, and the turn of the next signalled waiter depends on it.
      */
-    abstract void reacquire(int saved, VnaCondition.Waiter waiter);
+    abstract void reacquire(int saved, VnaConditionWaiter waiter);
 
     /** @throws IllegalMonitorStateException unless the current thread holds the lock */
     abstract void checkOwner(String action);
@@ -39,19 +39,13 @@ abstract class ConditionLock {
      * thread at the owner's release of the lock instead of now ({@link VnaDeferredWakes}); returns
      * true, or false if this lock cannot defer it (the caller unparks at once).
      */
-    abstract boolean deferWake(VnaCondition.Waiter waiter, boolean wake);
+    abstract boolean deferWake(VnaConditionWaiter waiter, boolean wake);
 
     /**
      * Called by the owner for a waiter it signalled earlier, with {@code deferWake(waiter, false)}:
      * unparks its thread at the owner's release of the lock.
      */
-    abstract void wakeAtRelease(VnaCondition.Waiter waiter);
-
-    /**
-     * The record of which of this lock's conditions was waited on last ({@link VnaSignalPoll}),
-     * created if need be, or null if there is none; called holding the lock.
-     */
-    abstract VnaSignalPoll signalPoll();
+    abstract void wakeAtRelease(VnaConditionWaiter waiter);
 
     /** The lock that JFR events name: this one, or the {@link KeyedLock} of a key's lock. */
     Object reportedLock() {

@@ -318,7 +318,7 @@ public final class KeyedLock<K> {
      * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
      */
     public KeyedLock() {
-        this(VnaLock.PER_NODE, null, DEFAULT_IDLE_KEYS, true, false, null, true);
+        this(VnaPlacement.PER_NODE, null, DEFAULT_IDLE_KEYS, true, false, null, true);
     }
 
     private KeyedLock(byte mode, QueuePlacement placement, int idleKeys, boolean backgroundRelease,
@@ -331,7 +331,7 @@ public final class KeyedLock<K> {
         this.idleKeys = idleKeys;
         this.backgroundRelease = backgroundRelease;
         this.table = new Table(MIN_BUCKETS);
-        if (mode != VnaLock.CUSTOM) {
+        if (mode != VnaPlacement.CUSTOM) {
             Topology.current(); // resolves the topology now: a bad spec fails here, never inside lock(key)
         }
     }
@@ -342,7 +342,7 @@ public final class KeyedLock<K> {
      * @param <K> the type of the keys
      */
     public static <K> KeyedLock<K> perSocket() {
-        return new KeyedLock<>(VnaLock.PER_SOCKET, null, DEFAULT_IDLE_KEYS, true, false, null, true);
+        return new KeyedLock<>(VnaPlacement.PER_SOCKET, null, DEFAULT_IDLE_KEYS, true, false, null, true);
     }
 
     /**
@@ -352,7 +352,7 @@ public final class KeyedLock<K> {
      * @param placement chooses the queue of each waiting thread
      */
     public static <K> KeyedLock<K> withPlacement(QueuePlacement placement) {
-        return new KeyedLock<>(VnaLock.CUSTOM, VnaLock.checkPlacement(placement), DEFAULT_IDLE_KEYS, true, false, null, true);
+        return new KeyedLock<>(VnaPlacement.CUSTOM, VnaLock.checkPlacement(placement), DEFAULT_IDLE_KEYS, true, false, null, true);
     }
 
     /**
@@ -365,7 +365,7 @@ public final class KeyedLock<K> {
 
     /** Settings of a {@link KeyedLock}; each call returns this builder. */
     public static final class Builder {
-        private byte mode = VnaLock.PER_NODE;
+        private byte mode = VnaPlacement.PER_NODE;
         private QueuePlacement placement;
         private int idleKeys = DEFAULT_IDLE_KEYS;
         private boolean backgroundRelease = true;
@@ -444,7 +444,7 @@ public final class KeyedLock<K> {
          * @return this builder
          */
         public Builder perSocket() {
-            mode = VnaLock.PER_SOCKET;
+            mode = VnaPlacement.PER_SOCKET;
             placement = null;
             return this;
         }
@@ -457,7 +457,7 @@ public final class KeyedLock<K> {
          */
         public Builder placement(QueuePlacement placement) {
             this.placement = VnaLock.checkPlacement(placement);
-            mode = VnaLock.CUSTOM;
+            mode = VnaPlacement.CUSTOM;
             return this;
         }
 
@@ -1800,7 +1800,7 @@ public final class KeyedLock<K> {
          * and {@code equals}, which may throw; only this start of the wait runs them.
          */
         @Override
-        int releaseFully(String action, VnaCondition.Waiter waiter) {
+        int releaseFully(String action, VnaConditionWaiter waiter) {
             Record r = heldRecordInflating(key);
             if (r == null) {
                 throw notHeld(action, key);
@@ -1817,7 +1817,7 @@ public final class KeyedLock<K> {
         }
 
         @Override
-        void reacquire(int saved, VnaCondition.Waiter waiter) {
+        void reacquire(int saved, VnaConditionWaiter waiter) {
             Record r = pinnedRecord(waiter); // bound: our pin kept it
             try {
                 r.reacquire(saved, waiter);
@@ -1838,26 +1838,19 @@ public final class KeyedLock<K> {
          * {@link #checkOwner} said so), so that record is the one it holds.
          */
         @Override
-        boolean deferWake(VnaCondition.Waiter waiter, boolean wake) {
+        boolean deferWake(VnaConditionWaiter waiter, boolean wake) {
             return pinnedRecord(waiter).deferWake(waiter, wake);
         }
 
         /** The waiter's record, which it pins until it re-acquires, wakes it. */
         @Override
-        void wakeAtRelease(VnaCondition.Waiter waiter) {
+        void wakeAtRelease(VnaConditionWaiter waiter) {
             pinnedRecord(waiter).wakeAtRelease(waiter);
         }
 
         /** The key's record that {@code waiter}'s wait pinned ({@link #releaseFully}). */
-        private static Record pinnedRecord(VnaCondition.Waiter waiter) {
+        private static Record pinnedRecord(VnaConditionWaiter waiter) {
             return (Record) waiter.keyRecord;
-        }
-
-        /** The key's record keeps it; awaiting inflates the key anyway ({@link #releaseFully}). */
-        @Override
-        VnaSignalPoll signalPoll() {
-            Record r = heldRecordInflating(key);
-            return r == null ? null : r.signalPoll();
         }
 
         @Override
@@ -1927,8 +1920,8 @@ public final class KeyedLock<K> {
          * cleared, so that the record can be deflated.
          */
         void dropOrphanReservation() {
-            if ((int) STATE.getOpaque(this) == RESERVED) { // a hint: the CAS decides; a failing CAS costs as much as one that succeeds
-                STATE.compareAndSet(this, RESERVED, 0);
+            if (word() == RESERVED) { // a hint: the CAS decides; a failing CAS costs as much as one that succeeds
+                casWord(RESERVED, 0); // RACE: the deflater's clearing against a heir's CAS from RESERVED (none is left)
             }
         }
 

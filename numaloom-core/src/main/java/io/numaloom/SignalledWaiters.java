@@ -13,7 +13,7 @@ import java.util.List;
  * <p><b>Idea.</b> {@code AbstractQueuedSynchronizer}'s {@code signal()} moves the waiter's node
  * from the condition queue to the lock's queue, and HotSpot's {@code notify()} moves the thread
  * from the wait set to the monitor's entry list: from then on the thread counts as waiting for the
- * lock. {@link VnaLock} wakes a signalled waiter at the release instead ({@link VnaDeferredWakes}),
+ * lock. {@code VnaLock} wakes a signalled waiter at the release instead ({@link VnaDeferredWakes}),
  * and the woken thread then takes the lock as any other thread does, by its fast path or through
  * a queue. Between the signal and that acquisition it is in no queue of the lock, so the signal
  * counts it among the lock's waiting threads ({@code queued}, which {@code getQueueLength()}
@@ -46,13 +46,13 @@ import java.util.List;
 final class SignalledWaiters {
 
     /** The latest signalled waiter still to re-acquire, or null. Written by owners only. */
-    private VnaCondition.Waiter head; // HEAD
+    private VnaConditionWaiter head; // HEAD
 
     /** Links a waiter just signalled; called by the owner. */
-    void add(VnaCondition.Waiter w) {
-        VnaCondition.Waiter h = head;
+    void add(VnaConditionWaiter w) {
+        VnaConditionWaiter h = head;
         w.transitPrev = null;
-        VnaCondition.Waiter.TRANSIT_NEXT.setRelease(w, h);
+        VnaConditionWaiter.TRANSIT_NEXT.setRelease(w, h);
         if (h != null) {
             h.transitPrev = w;
         }
@@ -61,27 +61,27 @@ final class SignalledWaiters {
     }
 
     /** Unlinks {@code w} if it is linked; called by {@code w}'s thread once it holds the lock again. */
-    void remove(VnaCondition.Waiter w) {
+    void remove(VnaConditionWaiter w) {
         if (!w.inTransit) {
             return;
         }
         w.inTransit = false;
-        VnaCondition.Waiter prev = w.transitPrev;
-        VnaCondition.Waiter next = (VnaCondition.Waiter) VnaCondition.Waiter.TRANSIT_NEXT.getAcquire(w);
+        VnaConditionWaiter prev = w.transitPrev;
+        VnaConditionWaiter next = (VnaConditionWaiter) VnaConditionWaiter.TRANSIT_NEXT.getAcquire(w);
         if (next != null) {
             next.transitPrev = prev;
         }
         if (prev == null) {
             HEAD.setRelease(this, next);
         } else {
-            VnaCondition.Waiter.TRANSIT_NEXT.setRelease(prev, next);
+            VnaConditionWaiter.TRANSIT_NEXT.setRelease(prev, next);
         }
         w.transitPrev = null; // w's next stays: a reader standing on w walks on to older nodes
     }
 
     /** Adds the signalled threads to {@code threads}, except those already there; a snapshot. */
     void addThreadsTo(List<Thread> threads) {
-        for (VnaCondition.Waiter w = first(); w != null; w = next(w)) {
+        for (VnaConditionWaiter w = first(); w != null; w = next(w)) {
             if (!threads.contains(w.thread)) {
                 threads.add(w.thread);
             }
@@ -90,7 +90,7 @@ final class SignalledWaiters {
 
     /** Whether {@code thread} is a signalled thread that does not hold the lock yet; a snapshot. */
     boolean contains(Thread thread) {
-        for (VnaCondition.Waiter w = first(); w != null; w = next(w)) {
+        for (VnaConditionWaiter w = first(); w != null; w = next(w)) {
             if (w.thread == thread) {
                 return true;
             }
@@ -98,19 +98,19 @@ final class SignalledWaiters {
         return false;
     }
 
-    private VnaCondition.Waiter first() {
-        return (VnaCondition.Waiter) HEAD.getAcquire(this);
+    private VnaConditionWaiter first() {
+        return (VnaConditionWaiter) HEAD.getAcquire(this);
     }
 
-    private static VnaCondition.Waiter next(VnaCondition.Waiter w) {
-        return (VnaCondition.Waiter) VnaCondition.Waiter.TRANSIT_NEXT.getAcquire(w);
+    private static VnaConditionWaiter next(VnaConditionWaiter w) {
+        return (VnaConditionWaiter) VnaConditionWaiter.TRANSIT_NEXT.getAcquire(w);
     }
 
     private static final VarHandle HEAD;
 
     static {
         try {
-            HEAD = MethodHandles.lookup().findVarHandle(SignalledWaiters.class, "head", VnaCondition.Waiter.class);
+            HEAD = MethodHandles.lookup().findVarHandle(SignalledWaiters.class, "head", VnaConditionWaiter.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }

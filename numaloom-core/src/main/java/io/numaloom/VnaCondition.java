@@ -8,7 +8,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The {@link Condition} of a {@link VnaLock} or of one key of a {@link KeyedLock}, with the semantics of the JDK's
+ * The {@link Condition} of a {@code VnaLock} or of one key of a {@link KeyedLock}, with the semantics of the JDK's
  * {@code AbstractQueuedSynchronizer.ConditionObject}: FIFO signalling, interruption before a
  * signal throws {@link InterruptedException} after re-acquiring the lock, interruption after a
  * signal re-asserts the interrupt status, spurious wake-ups are absorbed.
@@ -34,18 +34,11 @@ import java.util.concurrent.locks.LockSupport;
  * not called once the wait has begun, so {@code await} returns holding the lock and the turn always
  * passes on. From the signal until it holds the lock
  * again it is reported as queued for the lock ({@link SignalledWaiters}), as {@code ReentrantLock}
- * reports it, and no longer as a waiter of the condition. A platform thread whose wait begins while
- * the lock's waits take turns between its conditions (a handoff) polls for its wake-up, yielding,
+ * reports it, and no longer as a waiter of the condition. A platform thread polls for its wake-up, yielding,
  * for up to 50 µs before it parks ({@link VnaSignalPoll}); every wake sets the waiter's
  * {@code woken} flag before the unpark for it.
  */
 final class VnaCondition implements Condition {
-
-    private static final int WAITING = 0;
-    private static final int SIGNALLED = 1;
-    private static final int CANCELLED = 2;
-    /** Signalled, while the signaller hands it to the lock; SIGNALLED next. */
-    private static final int SIGNALLING = 3;
 
     /** How an await ends, for the interrupt rules of the Condition contract. */
     private static final int NORMAL = 0;
@@ -53,104 +46,19 @@ final class VnaCondition implements Condition {
     private static final int REINTERRUPT = 2;
 
     final ConditionLock lock;
-    private Waiter first;  // guarded by lock
-    private Waiter last;   // guarded by lock
+    private VnaConditionWaiter first;  // guarded by lock
+    private VnaConditionWaiter last;   // guarded by lock
     /**
      * The signalled waiter that a release has been asked to wake and that does not hold the lock
      * yet, or null; guarded by lock. At most one at a time (see {@link VnaDeferredWakes}).
      */
-    private Waiter transit;
+    private VnaConditionWaiter transit;
     /** Signalled waiters not yet woken, in signal order, linked by {@code wakeNext}; guarded by lock. */
-    private Waiter unwokenFirst;
-    private Waiter unwokenLast;
+    private VnaConditionWaiter unwokenFirst;
+    private VnaConditionWaiter unwokenLast;
 
     VnaCondition(ConditionLock lock) {
         this.lock = lock;
-    }
-
-    static final class Waiter {
-        final Thread thread = Thread.currentThread();
-        Waiter next;
-        /**
-         * The next waiter in the lock's stack of waiters to unpark at its release, or in the
-         * condition's list of signalled waiters not yet woken (see {@link VnaDeferredWakes}).
-         */
-        Waiter wakeNext;
-        int state; // STATE
-        /**
-         * Set by the wake that unparks this waiter, just before the unpark: what a polling waiter
-         * waits for ({@link VnaSignalPoll}).
-         */
-        private volatile boolean woken;
-        /**
-         * Links in the lock's {@link SignalledWaiters}, written by owners of the lock: the waiter
-         * signalled before this one and not yet holding the lock again (TRANSIT_NEXT), and the one
-         * signalled after it.
-         */
-        Waiter transitNext;
-        Waiter transitPrev;
-        /**
-         * Whether it is linked in the lock's {@link SignalledWaiters}, and so counted in the lock's
-         * {@code queued}; read and written by owners only.
-         */
-        boolean inTransit;
-        /**
-         * For a condition of a {@link KeyedLock} key: the key's record that this waiter's wait pins
-         * (set by the release that begins the wait, before any signal can find the waiter), through
-         * which the signal, the wake-up and the re-acquisition reach the key's lock without running
-         * the key's {@code hashCode} or {@code equals}. Null for a {@link VnaLock}'s condition.
-         */
-        VnaLock keyRecord;
-
-        boolean signal() {
-            return STATE.compareAndSet(this, WAITING, SIGNALLING);
-        }
-
-        /** Called by the signaller once the lock has taken the waiter in hand. */
-        void signalled() {
-            STATE.setVolatile(this, SIGNALLED);
-        }
-
-        /**
-         * Called by the waiting thread after its wait ended, before it re-acquires: waits out a
-         * signaller that has yet to finish handing it to the lock.
-         */
-        void awaitSignalComplete() {
-            for (int spins = 0; (int) STATE.getVolatile(this) == SIGNALLING; spins++) {
-                VnaLock.pauseBriefly(spins);
-            }
-        }
-
-        boolean cancel() {
-            return STATE.compareAndSet(this, WAITING, CANCELLED);
-        }
-
-        boolean waiting() {
-            return (int) STATE.getVolatile(this) == WAITING;
-        }
-
-        boolean woken() {
-            return woken;
-        }
-
-        /** Unparks this waiter's thread; every wake of a condition waiter goes through here. */
-        void wake() {
-            woken = true;
-            LockSupport.unpark(thread);
-        }
-
-        static final VarHandle STATE;
-        static final VarHandle TRANSIT_NEXT;
-
-        static {
-            try {
-                MethodHandles.Lookup l = MethodHandles.lookup();
-                STATE = l.findVarHandle(Waiter.class, "state", int.class);
-                TRANSIT_NEXT = l.findVarHandle(Waiter.class, "transitNext", Waiter.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
     }
 
     @Override
@@ -160,9 +68,9 @@ final class VnaCondition implements Condition {
 
     @Override
     public void awaitUninterruptibly() {
-        Waiter w = enqueue("awaitUninterruptibly");
+        VnaConditionWaiter w = enqueue("awaitUninterruptibly");
         long start = System.nanoTime();
-        boolean poll = pollsForWake(w, start);
+        boolean poll = VnaSignalPoll.mayPoll(w.thread);
         ConditionAwaitEvent event = beginAwaitEvent(Long.MAX_VALUE);
         int saved = release(w, "awaitUninterruptibly on");
         if (poll) {
@@ -202,10 +110,10 @@ final class VnaCondition implements Condition {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        Waiter w = enqueue("awaitUntil");
+        VnaConditionWaiter w = enqueue("awaitUntil");
         long start = System.nanoTime();
         long nanos = untilDeadlineNanos(deadlineMillis, System.currentTimeMillis());
-        boolean poll = pollsForWake(w, start);
+        boolean poll = VnaSignalPoll.mayPoll(w.thread);
         ConditionAwaitEvent event = beginAwaitEvent(nanos);
         int saved = release(w, "awaitUntil on");
         if (poll) {
@@ -247,8 +155,8 @@ final class VnaCondition implements Condition {
         }
         long start = System.nanoTime();
         long deadline = start + nanos;
-        Waiter w = enqueue("await");
-        boolean poll = pollsForWake(w, start);
+        VnaConditionWaiter w = enqueue("await");
+        boolean poll = VnaSignalPoll.mayPoll(w.thread);
         ConditionAwaitEvent event = beginAwaitEvent(timed ? nanos : Long.MAX_VALUE);
         int saved = release(w, "await on");
         if (poll) {
@@ -275,26 +183,8 @@ final class VnaCondition implements Condition {
         return finish(w, saved, mode, timedOut, event);
     }
 
-    /**
-     * Whether waiter {@code w}, just enqueued, polls for its wake-up before it parks
-     * ({@link VnaSignalPoll}); records the wait in the lock's turns. Called holding the lock.
-     */
-    private boolean pollsForWake(Waiter w, long now) {
-        if (!VnaSignalPoll.mayPoll(w.thread)) {
-            return false;
-        }
-        VnaSignalPoll turns;
-        try {
-            turns = lock.signalPoll();
-        } catch (RuntimeException | Error e) { // a key's equals threw: as in release, w must not stay queued
-            abandon(w);
-            throw e;
-        }
-        return turns != null && turns.waitBegins(this, now);
-    }
-
     /** Interrupted before a signal: cancel and throw later; after one: re-assert later. */
-    private static int checkInterrupt(Waiter w, int mode) {
+    private static int checkInterrupt(VnaConditionWaiter w, int mode) {
         if (mode != NORMAL || !Thread.interrupted()) {
             return mode;
         }
@@ -302,13 +192,13 @@ final class VnaCondition implements Condition {
     }
 
     /** Re-acquires, cleans up, applies the interrupt rules; returns {@code timedOut}. */
-    private boolean finish(Waiter w, int saved, int mode, boolean timedOut, ConditionAwaitEvent event)
+    private boolean finish(VnaConditionWaiter w, int saved, int mode, boolean timedOut, ConditionAwaitEvent event)
             throws InterruptedException {
         relock(w, saved);
         if (event != null) {
             event.returned(timedOut);
         }
-        if ((int) Waiter.STATE.getVolatile(w) == CANCELLED) {
+        if (w.cancelled()) {
             unlink(w);
         }
         if (mode == THROW) {
@@ -338,7 +228,7 @@ final class VnaCondition implements Condition {
      * waiter would only find the lock held by its signaller and wait again.
      */
     private void wake(boolean all) {
-        for (Waiter w; (w = first) != null; ) {
+        for (VnaConditionWaiter w; (w = first) != null; ) {
             dequeueFirst(w);
             if (w.signal()) {
                 boolean wakeNow = transit == null; // else it waits its turn (see VnaDeferredWakes)
@@ -365,7 +255,7 @@ final class VnaCondition implements Condition {
         }
     }
 
-    private void appendUnwoken(Waiter w) {
+    private void appendUnwoken(VnaConditionWaiter w) {
         if (unwokenLast == null) {
             unwokenFirst = w;
         } else {
@@ -378,7 +268,7 @@ final class VnaCondition implements Condition {
      * Re-acquires the lock for {@code w}, whose wait has ended, restoring {@code saved} holds, and, if {@code w} was
      * this condition's waiter in transit, hands the turn on ({@link #reacquired}).
      */
-    private void relock(Waiter w, int saved) {
+    private void relock(VnaConditionWaiter w, int saved) {
         VnaSeams seams = VnaSeams.installed;
         if (seams != null) {
             seams.conditionWaitEnded();
@@ -392,12 +282,12 @@ final class VnaCondition implements Condition {
      * waiter in transit, the next signalled waiter that still waits for the lock takes its place and
      * is woken at this thread's release (see {@link VnaDeferredWakes}).
      */
-    private void reacquired(Waiter w) {
+    private void reacquired(VnaConditionWaiter w) {
         if (transit != w) {
             return;
         }
         transit = null;
-        for (Waiter n; (n = unwokenFirst) != null; ) {
+        for (VnaConditionWaiter n; (n = unwokenFirst) != null; ) {
             unwokenFirst = n.wakeNext;
             if (unwokenFirst == null) {
                 unwokenLast = null;
@@ -417,16 +307,16 @@ final class VnaCondition implements Condition {
     }
 
     /** Unparks the threads of a stack of deferred waiters, the earliest signalled first. */
-    static void unparkDeferred(Waiter latest) {
-        Waiter earliest = null;
+    static void unparkDeferred(VnaConditionWaiter latest) {
+        VnaConditionWaiter earliest = null;
         while (latest != null) { // reverse
-            Waiter next = latest.wakeNext;
+            VnaConditionWaiter next = latest.wakeNext;
             latest.wakeNext = earliest;
             earliest = latest;
             latest = next;
         }
-        for (Waiter w = earliest; w != null; ) {
-            Waiter next = w.wakeNext;
+        for (VnaConditionWaiter w = earliest; w != null; ) {
+            VnaConditionWaiter next = w.wakeNext;
             w.wakeNext = null;
             w.wake();
             w = next;
@@ -440,7 +330,7 @@ final class VnaCondition implements Condition {
     int waitQueueLength() {
         lock.checkOwner("inspect the wait queue of");
         int n = 0;
-        for (Waiter w = first; w != null; w = w.next) {
+        for (VnaConditionWaiter w = first; w != null; w = w.next) {
             if (w.waiting()) {
                 n++;
             }
@@ -452,7 +342,7 @@ final class VnaCondition implements Condition {
     java.util.List<Thread> waitingThreads() {
         lock.checkOwner("inspect the wait queue of");
         java.util.List<Thread> threads = new java.util.ArrayList<>();
-        for (Waiter w = first; w != null; w = w.next) {
+        for (VnaConditionWaiter w = first; w != null; w = w.next) {
             if (w.waiting()) {
                 threads.add(w.thread);
             }
@@ -460,9 +350,9 @@ final class VnaCondition implements Condition {
         return threads;
     }
 
-    private Waiter enqueue(String action) {
+    private VnaConditionWaiter enqueue(String action) {
         lock.checkOwner(action + " on");
-        Waiter w = new Waiter();
+        VnaConditionWaiter w = new VnaConditionWaiter();
         if (last == null) {
             first = w;
         } else {
@@ -478,7 +368,7 @@ final class VnaCondition implements Condition {
      * exception reaches the caller: {@code w} is cancelled and unlinked first, or it would stay
      * queued with no thread behind it and swallow a later {@code signal()}.
      */
-    private int release(Waiter w, String action) {
+    private int release(VnaConditionWaiter w, String action) {
         try {
             return lock.releaseFully(action, w);
         } catch (RuntimeException | Error e) {
@@ -488,12 +378,12 @@ final class VnaCondition implements Condition {
     }
 
     /** Cancels and unlinks waiter {@code w}, whose wait failed to start; called holding the lock. */
-    private void abandon(Waiter w) {
+    private void abandon(VnaConditionWaiter w) {
         w.cancel();
         unlink(w);
     }
 
-    private void dequeueFirst(Waiter w) {
+    private void dequeueFirst(VnaConditionWaiter w) {
         first = w.next;
         if (first == null) {
             last = null;
@@ -502,9 +392,9 @@ final class VnaCondition implements Condition {
     }
 
     /** Removes a cancelled waiter if signal has not already done so; called holding the lock. */
-    private void unlink(Waiter target) {
-        Waiter prev = null;
-        for (Waiter w = first; w != null; prev = w, w = w.next) {
+    private void unlink(VnaConditionWaiter target) {
+        VnaConditionWaiter prev = null;
+        for (VnaConditionWaiter w = first; w != null; prev = w, w = w.next) {
             if (w == target) {
                 if (prev == null) {
                     first = w.next;

@@ -1,7 +1,7 @@
 package io.numaloom;
 
 /**
- * The conditions' wake list of {@link VnaLock}: a signalled condition waiter is woken at the
+ * The conditions' wake list of {@code VnaLock}: a signalled condition waiter is woken at the
  * release of the lock by its signaller, not at the signal, and each condition has at most one
  * signalled waiter woken and not yet holding the lock again.
  *
@@ -48,9 +48,7 @@ package io.numaloom;
  * it in {@link SignalledWaiters}, so the monitoring methods report it from the signal until it
  * holds the lock again; the woken thread queues, if it must, without registering twice. The
  * registration also sends the releases in between down the contended path, which is right: a
- * thread is about to compete. (Transferring the node itself into the MCS queue at the signal,
- * AQS's way, makes a transferred waiter compete as heir, with the heir's naps; measured and not
- * kept: docs/measurements.md, entry 25.)
+ * thread is about to compete.
  *
  * <p><b>One in transit per condition.</b> The condition keeps its <em>transit</em> waiter (the
  * signalled one a release was asked to wake and that does not hold the lock yet) and a FIFO of
@@ -63,10 +61,13 @@ package io.numaloom;
  * one more of them while earlier ones are still on their way, and a woken consumer may find the
  * buffer empty again. Per condition, not per lock as Dice's rule read literally has it: with one
  * in transit for the whole lock a woken producer holds back the consumers' wakes, and the other
- * way round; per condition, a bounded buffer keeps one producer and one consumer in transit. Runs
- * beside the build without it (commits c2c528e and 544fb9d, pre-method bench, 2 cores, the queue
- * sweep at capacity 16 on 32 and 128 virtual threads) read 0.4 to 1.2 futile wake-ups per item
- * without it and 0.01 to 0.03 with it; see docs/measurements.md, entries 26-27.
+ * way round; per condition, a bounded buffer keeps one producer and one consumer in transit.
+ *
+ * <p><b>Measured</b> (the verdict method, 2 cores; docs/measurements.md M14): without the one in transit,
+ * {@code VnaLock} runs at 0.89 [0.82, 0.96] of itself on the bounded queue at capacity 16 on 32 virtual threads,
+ * tied on the platform queues. Without the wake on release, tied at the four queue points measured, 0.69 [0.50,
+ * 1.04] at capacity 1 on 4 platform threads: not shown either way yet. The runs before the method are entries 25-27
+ * and 38.
  */
 final class VnaDeferredWakes {
 
@@ -77,7 +78,7 @@ final class VnaDeferredWakes {
      * Counts a waiter just signalled as queued for the lock whose contended state is {@code w};
      * called holding that lock.
      */
-    static void signalled(VnaWaiters w, VnaCondition.Waiter waiter) {
+    static void signalled(VnaWaiters w, VnaConditionWaiter waiter) {
         w.register(); // queued for the lock from now on, for getQueueLength() (see SignalledWaiters)
         w.signalled.add(waiter);
     }
@@ -86,7 +87,7 @@ final class VnaDeferredWakes {
      * Defers the unpark of a signalled condition waiter to the next release of the lock whose
      * contended state is {@code w}; called holding that lock.
      */
-    static void wakeAtRelease(VnaWaiters w, VnaCondition.Waiter waiter) {
+    static void wakeAtRelease(VnaWaiters w, VnaConditionWaiter waiter) {
         waiter.wakeNext = w.deferredWakes; // a stack: unparkDeferred reverses it
         w.deferredWakes = waiter;
     }

@@ -2,13 +2,10 @@ package io.numaloom;
 
 import io.numaloom.topology.Topology;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
@@ -48,8 +45,7 @@ import java.util.function.IntSupplier;
  *     protects stays in one node's caches;
  * <li>waiting that suits virtual threads: while no waiting thread competes for the lock, a thread
  *     that finds it held polls it for about a microsecond before it queues; once one does, only
- *     that one (the heir) spins, briefly (tens of microseconds while the waiting threads are fewer than
- *     the carriers, so that no thread needs the carrier it takes), and every other waiter is parked
+ *     that one (the heir) spins, briefly (a few microseconds), and every other waiter is parked
  *     and uses no CPU. With one carrier nobody spins.
  * </ul>
  *
@@ -92,15 +88,21 @@ import java.util.function.IntSupplier;
  * as merged into Linux (its 1 ms {@code numa_spinlock_threshold_ns}), and of the stealing
  * switch of S. Kashyap et al., "Scalable and Practical Locking with Shuffling" (SOSP '19).
  */
-public class VnaLock extends ConditionLock implements Lock {
+public class VnaLock extends VnaLockWord implements Lock {
 
     /*
      * Implementation notes (for maintainers; the class Javadoc above is for users).
      *
      * <p><b>Map.</b> This file holds the API, the fast path, the release, the monitoring methods,
-     * the condition glue and the driver of the slow path (acquireSlow, queue, awaitCandidacy). Each
-     * mechanism of the contended path is a package-private file of its own, whose header gives its
-     * idea, the paper it comes from and its properties (the experiments behind them are recorded in
+     * the condition glue and the driver of the slow path (acquireSlow, queue, awaitCandidacy). The
+     * parts depend downwards only (docs/vna-mechanisms.md, "The layering"; VnaLayeringTest): this
+     * class calls the mechanisms, a mechanism refers only to the shared state and to the mechanisms
+     * before it, and the shared state to no mechanism. The shared state: {@link VnaLockWord} (the
+     * word, the owner and the waiters' record, this class's superclass, with every CAS on the word),
+     * {@link VnaWaiters}, {@link VnaQueueNode}, {@link VnaCarriers}, {@link VnaWaitOutcome},
+     * {@link VnaConditionWaiter}, {@link SignalledWaiters} and {@link VnaSeams}. Each mechanism of the
+     * contended path is a package-private file of its own, whose header gives its idea, the paper it
+     * comes from, its properties and the measurement that keeps it (the history is in
      * docs/measurements.md):
      * <ul>
      * <li>{@link VnaWaiters}: the state inflated on first contention, its padded hot fields, and
@@ -118,8 +120,8 @@ public class VnaLock extends ConditionLock implements Lock {
      *     and the fairness bound;
      * <li>{@link VnaDeferredWakes}: the conditions' wake list, woken at the release, one signalled
      *     waiter in transit per condition;
-     * <li>{@link VnaSignalPoll}: a platform condition waiter's poll for its wake-up while the
-     *     lock's waits take turns between its conditions;
+     * <li>{@link VnaSignalPoll}: a platform condition waiter's poll for its wake-up before it
+     *     parks;
      * <li>{@link VnaSeams}: the test seams.
      * </ul>
      *
@@ -154,11 +156,10 @@ public class VnaLock extends ConditionLock implements Lock {
      * A platform thread does not make this check: the kernel preempts a running owner and runs a
      * woken heir within its own time slice, and {@code sched_yield} hands the CPU to any runnable
      * thread, not to the heir (the platform yield measured and not kept: docs/measurements.md,
-     * entry 22). On virtual threads the yield is for the time bound, not for throughput. One run
-     * (commit 40affaa, pre-method bench, 2 cores) read the longest wait of a round on RandBash on 32
-     * virtual threads at 20-29 ms without the yield against 5.5-9.8 ms with it, and the throughput
-     * without it / with it at a geometric mean of 0.99 over ten points; see docs/measurements.md,
-     * entry 23.
+     * entry 22). On virtual threads the yield is for the time bound, not for throughput: with the
+     * verdict method it costs 2% of throughput in geometric mean over eight short-section points (1.02
+     * [1.01, 1.04] without it, docs/measurements.md M15), and what it pays, the longest wait, is yet to
+     * be measured with the method (the runs before it: entry 23).
      *
      * <p><b>Unlock and the benign race.</b> {@code unlock} of a lock whose {@code VnaWaiters} is
      * absent, or whose {@code queued} is zero, stores 0 into {@code state} with release semantics:
@@ -179,7 +180,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * permit is not lost if it precedes the park), so they park without a timeout.
      *
      * <p><b>Hot paths warm up.</b> The accesses every acquisition and release make, uncontended
-     * or contended, go through field updaters ({@link #STATE_UPDATER}, and the heir slot, the
+     * or contended, go through field updaters (the word's in {@link VnaLockWord}, and the heir slot, the
      * count {@code queued} and a node's status in {@link VnaWaiters} and {@link VnaQueueNode}) and
      * through plain Java reads and writes of volatile fields, instead of through VarHandles with the
      * same modes: a VarHandle's {@code getVolatile} is a volatile field read, {@code setRelease} is
@@ -188,10 +189,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * first thousands of acquisitions, a VarHandle call passes through several generic frames (its
      * invoker, the access mode's guard, the field's implementation) where an updater is one call
      * that checks the receiver's class and calls an intrinsic, and a volatile field read is one
-     * bytecode. One run (commit c3170f0, not re-measured since) read an uncontended lock-unlock at
-     * 1,509 ns on VarHandles against 461 ns on an updater and 520 ns for {@code ReentrantLock} (whose
-     * synchronizer uses {@code Unsafe}), all interpreted ({@code -Xint}, one thread, 100,000 pairs;
-     * 2-core VM); see docs/measurements.md, entry 24. The pollers that spin on {@code state} (a
+     * bytecode (docs/measurements.md, entry 24). The pollers that spin on {@code state} (a
      * newcomer, the heir) read it volatile where a VarHandle read it opaque or volatile: on x86 the
      * same load. The rest keeps VarHandles and their explicit modes: a VarHandle ignores a field's
      * {@code volatile}, which an updater requires.
@@ -214,7 +212,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * default of the Linux kernel's compact NUMA-aware lock ({@code numa_spinlock_threshold_ns}).
      * Barging keeps running threads running; this bounds what it costs the waiter it overtakes.
      */
-    public static final long PATIENCE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    public static final long PATIENCE_NANOS = VnaSuccession.PATIENCE_NANOS;
 
     /**
      * How long a queued thread waits, in all, before it stops letting newcomers barge: a thread
@@ -224,7 +222,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * for a full patience interval in turn. Each such reservation moves the lock to a waiter, so
      * the bound trades throughput for latency.
      */
-    public static final long STARVATION_NANOS = TimeUnit.MILLISECONDS.toNanos(4);
+    public static final long STARVATION_NANOS = VnaSuccession.STARVATION_NANOS;
 
     /**
      * How long a lock that no thread holds may stay reserved for a heir that does not take it
@@ -235,7 +233,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * that nobody holds. The heir reserves again when it runs, so the bound on its wait loses
      * only what it already excludes: the time the scheduler takes to run it.
      */
-    public static final long RESERVATION_GRACE_NANOS = TimeUnit.MICROSECONDS.toNanos(250);
+    public static final long RESERVATION_GRACE_NANOS = VnaReservation.RESERVATION_GRACE_NANOS;
 
     /** Contended releases between two looks of the owner at the heir's deadline (a power of two). */
     static final int OVERDUE_CHECK_INTERVAL = 32;
@@ -244,37 +242,8 @@ public class VnaLock extends ConditionLock implements Lock {
      * How long one queue (NUMA node) may keep the heir role before the next queue with a
      * waiter, round-robin, gets its turn.
      */
-    public static final long TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    public static final long TURN_NANOS = VnaSuccession.TURN_NANOS;
 
-    /** Lock word bits. */
-    static final int LOCKED = 1;
-    static final int RESERVED = 2;
-    /**
-     * The lock word of a {@link KeyedLock} record that its deflater claimed (see there): never set by
-     * a {@code VnaLock} path, and not 0, so the fast path fails on it. A heir reads it as free and may
-     * take it, which only a thread that pinned the record can be, and a pin makes the deflation back
-     * out.
-     */
-    static final int DEFLATED = 4;
-
-    private static final int CPUS = Runtime.getRuntime().availableProcessors();
-    private static final int CARRIERS = virtualCarriers();
-
-    static final byte PER_NODE = 0;
-    static final byte PER_SOCKET = 1;
-    static final byte CUSTOM = 2;
-
-    /**
-     * The lock word: {@link #LOCKED} and {@link #RESERVED} bits. Accessed through {@link #STATE}, and on the hot
-     * paths through {@link #STATE_UPDATER} and volatile reads (see "Hot paths warm up" above; package-private for
-     * the heir's poll in {@link VnaHeirWait}).
-     */
-    volatile int state;
-    /**
-     * The owning thread, or null; written by the thread that has just taken the lock word (here, and in
-     * {@link VnaReservation#takeLapsedReservation}) and cleared by the owner only. Package-private for that.
-     */
-    Thread owner;
     /** Re-entries beyond the first; written and read by the owner only. */
     private int holds;
     /**
@@ -283,12 +252,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * the space object alignment leaves free: the lock stays 40 bytes).
      */
     private int contendedReleases;
-    /**
-     * Null until the first thread has to wait. Read directly (a volatile load) by the release, through
-     * {@link #WAITERS} elsewhere.
-     */
-    private volatile VnaWaiters waiters;
-    /** Non-null only for {@link #CUSTOM} placement. */
+    /** Non-null only for {@link VnaPlacement#CUSTOM} placement. */
     private final QueuePlacement placement;
     private final byte mode;
 
@@ -299,7 +263,7 @@ public class VnaLock extends ConditionLock implements Lock {
      *         quotes it and names the problem)
      */
     public VnaLock() {
-        this(PER_NODE, null);
+        this(VnaPlacement.PER_NODE, null);
     }
 
     /**
@@ -324,7 +288,7 @@ public class VnaLock extends ConditionLock implements Lock {
         final String name;
 
         Named(String name) {
-            super(PER_NODE, null);
+            super(VnaPlacement.PER_NODE, null);
             this.name = Objects.requireNonNull(name, "name");
         }
     }
@@ -343,7 +307,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
      */
     public static VnaLock perSocket() {
-        return new VnaLock(PER_SOCKET, null);
+        return new VnaLock(VnaPlacement.PER_SOCKET, null);
     }
 
     /**
@@ -358,7 +322,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * @return a new lock
      */
     public static VnaLock withPlacement(QueuePlacement placement) {
-        return new VnaLock(CUSTOM, checkPlacement(placement));
+        return new VnaLock(VnaPlacement.CUSTOM, checkPlacement(placement));
     }
 
     static QueuePlacement checkPlacement(QueuePlacement placement) {
@@ -468,11 +432,11 @@ public class VnaLock extends ConditionLock implements Lock {
         owner = null;
         VnaWaiters w = waiters;
         if (w == null) {
-            STATE_UPDATER.lazySet(this, 0);
+            releaseUncontended();
         } else if (w.deferredWakes != null) {
             releaseAndWake(w);
         } else if (w.quiet()) {
-            STATE_UPDATER.lazySet(this, 0);
+            releaseUncontended();
         } else {
             releaseContended(w);
         }
@@ -483,10 +447,10 @@ public class VnaLock extends ConditionLock implements Lock {
      * lock while still holding it, releases, then unparks them, in the order they were signalled.
      */
     private void releaseAndWake(VnaWaiters w) {
-        VnaCondition.Waiter d = w.deferredWakes;
+        VnaConditionWaiter d = w.deferredWakes;
         w.deferredWakes = null;
         if (w.quiet()) {
-            STATE_UPDATER.lazySet(this, 0);
+            releaseUncontended();
         } else {
             releaseContended(w);
         }
@@ -495,7 +459,7 @@ public class VnaLock extends ConditionLock implements Lock {
 
     /** Reports a signalled condition waiter as queued, and if {@code wake} unparks it at this lock's next release; called holding it. */
     @Override
-    boolean deferWake(VnaCondition.Waiter waiter, boolean wake) {
+    boolean deferWake(VnaConditionWaiter waiter, boolean wake) {
         VnaWaiters w = waitersOrInflate();
         VnaDeferredWakes.signalled(w, waiter);
         if (wake) {
@@ -506,13 +470,8 @@ public class VnaLock extends ConditionLock implements Lock {
 
     /** Unparks a signalled condition waiter, reported as queued already, at this lock's next release; called holding it. */
     @Override
-    void wakeAtRelease(VnaCondition.Waiter waiter) {
+    void wakeAtRelease(VnaConditionWaiter waiter) {
         VnaDeferredWakes.wakeAtRelease(waiters, waiter);
-    }
-
-    @Override
-    VnaSignalPoll signalPoll() {
-        return waitersOrInflate().signalPoll;
     }
 
     @Override
@@ -534,7 +493,7 @@ public class VnaLock extends ConditionLock implements Lock {
 
     /** {@return whether any thread holds this lock; for monitoring, not for synchronization} */
     public boolean isLocked() {
-        return ((int) STATE.getVolatile(this) & LOCKED) != 0;
+        return (word() & LOCKED) != 0;
     }
 
     /** {@return the owner, or null; a snapshot for monitoring} */
@@ -560,7 +519,7 @@ public class VnaLock extends ConditionLock implements Lock {
      */
     public final boolean hasQueuedThread(Thread thread) {
         Objects.requireNonNull(thread, "thread");
-        VnaWaiters w = (VnaWaiters) WAITERS.getVolatile(this);
+        VnaWaiters w = waitersVolatile();
         return w != null && (w.signalled.contains(thread) || w.queuedThreads().contains(thread));
     }
 
@@ -572,7 +531,7 @@ public class VnaLock extends ConditionLock implements Lock {
      * @return the queued threads, possibly empty
      */
     protected Collection<Thread> getQueuedThreads() {
-        VnaWaiters w = (VnaWaiters) WAITERS.getVolatile(this);
+        VnaWaiters w = waitersVolatile();
         if (w == null) {
             return List.of();
         }
@@ -594,15 +553,15 @@ public class VnaLock extends ConditionLock implements Lock {
      * failed fast path and acquisition, cancellation or timeout); for monitoring}
      */
     public int getQueueLength() {
-        VnaWaiters w = (VnaWaiters) WAITERS.getVolatile(this);
+        VnaWaiters w = waitersVolatile();
         return w == null ? 0 : w.waitingThreads();
     }
 
     /** {@return the number of queues waiters are spread over: NUMA nodes, sockets or the custom count} */
     public int queueCount() {
         return switch (mode) {
-            case PER_NODE -> Topology.current().nodeCount();
-            case PER_SOCKET -> Topology.current().socketCount();
+            case VnaPlacement.PER_NODE -> Topology.current().nodeCount();
+            case VnaPlacement.PER_SOCKET -> Topology.current().socketCount();
             default -> placement.queueCount();
         };
     }
@@ -667,11 +626,6 @@ public class VnaLock extends ConditionLock implements Lock {
 
     // ------------------------------------------------------------------ acquisition
 
-    /** The fast path: takes a free, unreserved lock. The caller then writes {@code owner}. */
-    final boolean tryAcquireFree() {
-        return STATE_UPDATER.compareAndSet(this, 0, LOCKED);
-    }
-
     /** {@link KeyedLock}'s fast path without a spin ({@code tryLock(key)}): the fast path of {@link #lock()} alone. */
     final boolean tryLockUnqueued() {
         if (tryAcquireFree()) {
@@ -695,7 +649,7 @@ public class VnaLock extends ConditionLock implements Lock {
         if (owner == me) {
             return false; // a re-entry: the caller's slow path counts it
         }
-        VnaWaiters w = (VnaWaiters) WAITERS.getAcquire(this);
+        VnaWaiters w = waitersAcquire();
         return (w == null || w.heir() == null) && VnaNewcomerPoll.poll(this, me);
     }
 
@@ -719,11 +673,11 @@ public class VnaLock extends ConditionLock implements Lock {
      */
     final boolean tryLockPinned() {
         for (;;) {
-            int s = (int) STATE.getVolatile(this);
+            int s = word();
             if (s != 0 && s != DEFLATED) {
                 return false;
             }
-            if (STATE.compareAndSet(this, s, LOCKED)) {
+            if (casWord(s, LOCKED)) { // RACE: a pinned thread against newcomers and the deflater's claim or back-out
                 owner = Thread.currentThread();
                 if (s == DEFLATED) {
                     acquiredDeflated();
@@ -733,16 +687,9 @@ public class VnaLock extends ConditionLock implements Lock {
         }
     }
 
-    /**
-     * Called by a thread that took the lock word from {@link #DEFLATED}, which only a thread that
-     * pinned a {@link KeyedLock} record can do, while it is still pinned: the record adds a pin
-     * that its deflater drops (see {@code KeyedLock.Record}).
-     */
-    void acquiredDeflated() {}
-
     /** {@link KeyedLock}'s deflater claims a free, unreserved lock that nobody holds: CAS 0 -> DEFLATED. */
     final boolean tryClaimForDeflation() {
-        return STATE.compareAndSet(this, 0, DEFLATED);
+        return casWord(0, DEFLATED); // RACE: the deflater's claim against the fast path
     }
 
     /**
@@ -751,12 +698,12 @@ public class VnaLock extends ConditionLock implements Lock {
      * the deflater a pin to drop ({@link #acquiredDeflated()}).
      */
     final boolean abandonDeflation() {
-        return STATE.compareAndSet(this, DEFLATED, 0);
+        return casWord(DEFLATED, 0); // RACE: the back-out against a pinned thread's acquisition
     }
 
     /** A deflated record bound to a new key becomes a free lock: its binder publishes the binding with this store. */
     final void revive() {
-        STATE.setRelease(this, 0); // release, as unlock's store: the CAS that reads it sees the binding
+        setWordRelease(0); // release, as unlock's store: the CAS that reads it sees the binding
     }
 
     /**
@@ -768,31 +715,7 @@ public class VnaLock extends ConditionLock implements Lock {
     final void reviveHeldBy(Thread holder) {
         owner = holder;
         holds = 0;
-        STATE.setRelease(this, LOCKED);
-    }
-
-    /**
-     * The heir's acquisition: also takes a reserved lock, and clears the reservation. Notes in
-     * {@code q.sawFree} that it read the lock free, even if a barger then took it first.
-     */
-    final boolean tryAcquireAsHeir(Thread me, VnaQueueNode q) {
-        int s = state;
-        if ((s & LOCKED) != 0) {
-            return false;
-        }
-        q.sawFree = true;
-        VnaSeams seams = VnaSeams.installed;
-        if (seams != null) {
-            seams.heirReadFree();
-        }
-        if (STATE_UPDATER.compareAndSet(this, s, LOCKED)) {
-            owner = me;
-            if (s == DEFLATED) {
-                acquiredDeflated();
-            }
-            return true;
-        }
-        return false;
+        setWordRelease(LOCKED);
     }
 
     private boolean reenter(Thread me) {
@@ -877,22 +800,22 @@ public class VnaLock extends ConditionLock implements Lock {
             VnaQueueNode pred = w.enqueue(n, q);
             if (pred == null) {
                 q.becomeCandidate(w, n);
-                if (w.ownerQueue() < 0 || w.queueCount == 1) {
-                    // A barger's release may have read a stale hint; with one queue there is no turn to keep.
+                if (w.ownerQueue() < 0) {
+                    // A barger's release may have read a stale hint. A queued owner designates at its release.
                     VnaSuccession.wakeHeir(w, me);
                 }
             } else {
                 int outcome = awaitCandidacy(w, q, interruptible, timed, deadline);
-                if (outcome == GAVE_UP) {
+                if (outcome == VnaWaitOutcome.GAVE_UP) {
                     return false;
                 }
-                interrupted = outcome == INTERRUPTED_BUT_CONTINUE;
+                interrupted = outcome == VnaWaitOutcome.INTERRUPTED_BUT_CONTINUE;
             }
             int outcome = VnaHeirWait.competeAsCandidate(this, me, w, q, interruptible, timed, deadline, interrupted);
-            if (outcome == GAVE_UP) {
+            if (outcome == VnaWaitOutcome.GAVE_UP) {
                 return false;
             }
-            interrupted = outcome == INTERRUPTED_BUT_CONTINUE;
+            interrupted = outcome == VnaWaitOutcome.INTERRUPTED_BUT_CONTINUE;
             return true;
         } finally {
             if (interrupted) {
@@ -900,11 +823,6 @@ public class VnaLock extends ConditionLock implements Lock {
             }
         }
     }
-
-    /** Outcomes of a wait ({@link #awaitCandidacy}, {@link VnaHeirWait#competeAsCandidate}). */
-    static final int PROCEED = 0;
-    static final int INTERRUPTED_BUT_CONTINUE = 1;
-    static final int GAVE_UP = 2;
 
     /** Parks until the MCS predecessor passes the candidacy on, or the wait is cancelled. */
     private int awaitCandidacy(VnaWaiters w, VnaQueueNode q, boolean interruptible, boolean timed, long deadline)
@@ -915,7 +833,7 @@ public class VnaLock extends ConditionLock implements Lock {
             if (nanos <= 0L || (interrupted && interruptible)) {
                 if (q.cancelWaiting()) {
                     w.unregister();
-                    return giveUp(interruptible, interrupted);
+                    return VnaWaitOutcome.giveUp(interruptible, interrupted);
                 }
                 break; // the candidacy arrived while we were giving up: take it
             }
@@ -924,28 +842,7 @@ public class VnaLock extends ConditionLock implements Lock {
                 interrupted = true;
             }
         }
-        return interrupted ? INTERRUPTED_BUT_CONTINUE : PROCEED;
-    }
-
-    /**
-     * One step of waiting for another thread that is running and a few instructions away from
-     * the store we wait for: spin first, then yield so that the other thread, if it shares our
-     * carrier or CPU, gets to run.
-     */
-    static void pauseBriefly(int spins) {
-        if (spins < VnaHeirWait.HEIR_SPINS) {
-            Thread.onSpinWait();
-        } else {
-            Thread.yield();
-        }
-    }
-
-    /** Ends a cancelled wait: by timeout (false) or, for interruptible waits, by interrupt. */
-    static int giveUp(boolean interruptible, boolean interrupted) throws InterruptedException {
-        if (interrupted && interruptible) {
-            throw new InterruptedException();
-        }
-        return GAVE_UP;
+        return VnaWaitOutcome.proceed(interrupted);
     }
 
     /**
@@ -960,7 +857,7 @@ public class VnaLock extends ConditionLock implements Lock {
     private void releaseContended(VnaWaiters w) {
         w.forgetQueuedOwner();
         boolean look = Thread.currentThread().isVirtual() && timeToLookAtHeir();
-        int s = STATE_UPDATER.getAndAdd(this, -LOCKED);
+        int s = releaseContended();
         boolean woke = VnaSuccession.wakeHeir(w, null);
         if ((s & RESERVED) != 0 ? woke : look && w.heirOverdue()) {
             LockDiagnostics.yieldToHeir();
@@ -980,32 +877,9 @@ public class VnaLock extends ConditionLock implements Lock {
 
     // ------------------------------------------------------------------ helpers
 
-    /** The carriers a virtual thread can run on, or the CPUs a platform thread can. */
-    static int carriers(Thread me) {
-        return me.isVirtual() ? CARRIERS : CPUS;
-    }
-
-    static boolean mayspin(Thread me) {
-        return carriers(me) > 1;
-    }
-
-    private static int virtualCarriers() {
-        try {
-            String p = System.getProperty("jdk.virtualThreadScheduler.parallelism");
-            return p == null ? Runtime.getRuntime().availableProcessors() : Integer.parseInt(p.trim());
-        } catch (RuntimeException e) {
-            return Runtime.getRuntime().availableProcessors();
-        }
-    }
-
     private VnaWaiters waitersOrInflate() {
-        VnaWaiters w = (VnaWaiters) WAITERS.getAcquire(this);
-        if (w != null) {
-            return w;
-        }
-        VnaWaiters fresh = new VnaWaiters(queueCount());
-        VnaWaiters witness = (VnaWaiters) WAITERS.compareAndExchange(this, (VnaWaiters) null, fresh);
-        return witness == null ? fresh : witness;
+        VnaWaiters w = waitersAcquire();
+        return w != null ? w : installWaiters(new VnaWaiters(queueCount()));
     }
 
     private IllegalMonitorStateException notOwner(String action) {
@@ -1025,7 +899,7 @@ public class VnaLock extends ConditionLock implements Lock {
     // ------------------------------------------------------------------ condition support
 
     @Override
-    int releaseFully(String action, VnaCondition.Waiter waiter) {
+    int releaseFully(String action, VnaConditionWaiter waiter) {
         if (owner != Thread.currentThread()) {
             throw notOwner(action);
         }
@@ -1036,7 +910,7 @@ public class VnaLock extends ConditionLock implements Lock {
     }
 
     @Override
-    void reacquire(int saved, VnaCondition.Waiter waiter) {
+    void reacquire(int saved, VnaConditionWaiter waiter) {
         Thread me = Thread.currentThread();
         waiter.awaitSignalComplete();
         boolean signalled = waiter.inTransit; // then its signal counted it in queued (see deferWake)
@@ -1065,20 +939,7 @@ public class VnaLock extends ConditionLock implements Lock {
         }
     }
 
-    static final VarHandle STATE;
-    static final VarHandle WAITERS;
-    /** The hot paths' access to {@code state} (see "Hot paths warm up" above). */
-    private static final AtomicIntegerFieldUpdater<VnaLock> STATE_UPDATER =
-            AtomicIntegerFieldUpdater.newUpdater(VnaLock.class, "state");
-
     static {
-        try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            STATE = l.findVarHandle(VnaLock.class, "state", int.class);
-            WAITERS = l.findVarHandle(VnaLock.class, "waiters", VnaWaiters.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
         // Load LockSupport early to avoid class loading in the middle of a wake-up.
         Class<?> ensureLoaded = LockSupport.class;
     }

@@ -4,7 +4,7 @@ import io.numaloom.topology.CurrentCpu;
 import io.numaloom.topology.HomeNode;
 
 /**
- * Which queue of a {@link VnaLock} a waiting thread joins: the queue of its NUMA node, of its
+ * Which queue of a {@code VnaLock} a waiting thread joins: the queue of its NUMA node, of its
  * socket, or the one a custom {@link QueuePlacement} names.
  *
  * <p><b>Idea.</b> Threads that queue on the same node's queue hand the lock to one another for a
@@ -26,9 +26,16 @@ final class VnaPlacement {
     private VnaPlacement() {
     }
 
+    /** A lock with one queue per NUMA node of the topology. */
+    static final byte PER_NODE = 0;
+    /** A lock with one queue per socket (the paper's VNA_2_Q). */
+    static final byte PER_SOCKET = 1;
+    /** A lock whose queues a {@link QueuePlacement} chooses. */
+    static final byte CUSTOM = 2;
+
     /**
      * The queue of the current thread among {@code queues}, for a lock of placement {@code mode}
-     * ({@code placement} for {@link VnaLock#CUSTOM}). A placement that throws fails the
+     * ({@code placement} for {@link #CUSTOM}). A placement that throws fails the
      * acquisition, except a condition waiter's re-acquisition ({@code mustNotFail}), which
      * {@code await} cannot abandon (it must return holding the lock, and the next signalled waiter's
      * wake-up waits for it): that one waits on queue 0 whatever the placement threw, an
@@ -47,8 +54,8 @@ final class VnaPlacement {
 
     private static int currentQueue(byte mode, QueuePlacement placement) {
         return switch (mode) {
-            case VnaLock.PER_NODE -> nodeQueue();
-            case VnaLock.PER_SOCKET -> CurrentCpu.socket();
+            case PER_NODE -> nodeQueue();
+            case PER_SOCKET -> CurrentCpu.socket();
             default -> placement.currentQueue();
         };
     }

@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A waiting thread's entry in one MCS queue of a {@link VnaLock} ({@link VnaWaiters}). One node
+ * A waiting thread's entry in one MCS queue of a {@code VnaLock} ({@link VnaWaiters}). One node
  * per thread, cached and reused across locks (a thread waits for one lock at a time, and a node
  * is released as soon as its thread owns the lock); a cancelled node is abandoned and never
  * reused.
@@ -57,8 +57,8 @@ final class VnaQueueNode {
     private volatile VnaWaiters waiters;
     /**
      * When the heir stops letting others barge (nanoTime): written by the designator before the
-     * heir slot's CAS, the earlier of the designation plus {@link VnaLock#PATIENCE_NANOS} and
-     * {@link #queuedAt} plus {@link VnaLock#STARVATION_NANOS}.
+     * heir slot's CAS, the earlier of the designation plus {@link VnaSuccession#PATIENCE_NANOS} and
+     * {@link #queuedAt} plus {@link VnaSuccession#STARVATION_NANOS}.
      */
     private long deadline;         // DEADLINE
     /** Counts the waits this node served; a designation is valid for one. */
@@ -189,7 +189,7 @@ final class VnaQueueNode {
         VnaQueueNode s;
         for (int spins = 0; (s = (VnaQueueNode) NEXT.getVolatile(this)) == null; spins++) {
             // The successor swapped the tail and is about to link itself: a few instructions.
-            VnaLock.pauseBriefly(spins);
+            VnaCarriers.pauseBriefly(spins);
         }
         return s;
     }

@@ -1,7 +1,9 @@
 package io.numaloom;
 
+import java.util.concurrent.TimeUnit;
+
 /**
- * The time bound of {@link VnaLock}: a heir that newcomers have overtaken for too long
+ * The time bound of {@code VnaLock}: a heir that newcomers have overtaken for too long
  * <em>reserves</em> the lock, and a reservation that its heir does not take lapses.
  *
  * <p><b>Idea.</b> Letting running threads barge past the waiters is where an unfair lock's
@@ -14,7 +16,7 @@ package io.numaloom;
  *
  * <p><b>Papers.</b> A bound in time on how long a node may keep the lock, in the manner of the
  * compact NUMA-aware lock of D. Dice and A. Kogan, "Compact NUMA-aware Locks" (EuroSys '19), as
- * merged into Linux (its 1 ms {@code numa_spinlock_threshold_ns} is {@link VnaLock#PATIENCE_NANOS}),
+ * merged into Linux (its 1 ms {@code numa_spinlock_threshold_ns} is {@link VnaSuccession#PATIENCE_NANOS}),
  * and a switch that turns stealing off for a waiter that has waited too long, as in S. Kashyap et
  * al., "Scalable and Practical Locking with Shuffling" (SOSP '19).
  *
@@ -22,11 +24,11 @@ package io.numaloom;
  * (below), where an unfair {@code ReentrantLock} has none. No lock convoys: the lock is reserved
  * only by a running heir, so a wake-up on the critical path costs at most one wake-up per
  * reservation. {@code tryLock()} is refused a free lock for at most
- * {@link VnaLock#RESERVATION_GRACE_NANOS} of a reservation nobody takes.
+ * {@link #RESERVATION_GRACE_NANOS} of a reservation nobody takes.
  *
  * <p><b>Reserving.</b> Once its <em>deadline</em> has passed, the heir sets
- * {@link VnaLock#RESERVED} on the held lock. The deadline is {@link VnaLock#PATIENCE_NANOS} after
- * it was designated (the time it took to be scheduled counts), or {@link VnaLock#STARVATION_NANOS}
+ * {@link VnaLockWord#RESERVED} on the held lock. The deadline is {@link VnaSuccession#PATIENCE_NANOS} after
+ * it was designated (the time it took to be scheduled counts), or {@link VnaSuccession#STARVATION_NANOS}
  * after it queued if that comes first: a thread that waited behind others for that long reserves as
  * soon as it is heir. Once reserved, the fast path ({@code CAS 0 -> LOCKED}) fails for everybody,
  * the release keeps the bit, and only the heir may take the lock ({@code CAS RESERVED -> LOCKED}).
@@ -43,7 +45,7 @@ package io.numaloom;
  * no thread holds for long, would fail for as long as the heir does not run: forever, if the
  * thread retrying {@code tryLock()} holds the only carrier the heir can run on. So the first
  * {@code tryLock()} that finds the lock free and reserved starts a clock
- * ({@code reservedFreeSince}), and one that finds it so {@link VnaLock#RESERVATION_GRACE_NANOS} later
+ * ({@code reservedFreeSince}), and one that finds it so {@link #RESERVATION_GRACE_NANOS} later
  * takes the lock ({@code CAS RESERVED -> LOCKED}, racing only the heir's own CAS from the same
  * value). Whoever takes or clears a free reservation stops the clock while the lock word still
  * keeps the next episode out. The heir, when it runs, finds the lock held, is still overdue and
@@ -62,12 +64,9 @@ package io.numaloom;
  * reserves as soon as it is designated and acquires within one critical section and its own
  * scheduling delay, and T becomes heir after those k acquisitions, already overdue.
  *
- * <p><b>What the starvation deadline costs.</b> Each reservation it causes moves the lock to a
- * waiter, so it trades throughput for shorter longest waits (see {@link VnaLock#STARVATION_NANOS}).
- * One run (commit 40affaa, pre-method bench, 2 cores) read the throughput without it / with it at
- * a geometric mean of 0.99 over ten points, and the longest wait of a round on RandBash on 32
- * virtual threads at 15-23 ms without it against 5.5-9.8 ms with it; see docs/measurements.md,
- * entries 20-21.
+ * <p><b>What the starvation deadline costs.</b> Each reservation it causes moves the lock to a waiter, so it
+ * trades throughput for shorter longest waits. It is kept for the bound it gives (the README's second bound), not
+ * for throughput; the runs before the verdict method are docs/measurements.md, entries 20-21.
  */
 final class VnaReservation {
 
@@ -75,20 +74,26 @@ final class VnaReservation {
     }
 
     /**
-     * {@link VnaLock#tryLock()} on a lock that no thread holds but a heir has reserved: takes it if it
-     * has stayed so for {@link VnaLock#RESERVATION_GRACE_NANOS} since a caller first saw it so (the
+     * How long a lock that no thread holds may stay reserved for a heir that does not take it before
+     * {@code tryLock()} takes it anyway: 250 microseconds ({@code VnaLock.RESERVATION_GRACE_NANOS}).
+     */
+    static final long RESERVATION_GRACE_NANOS = TimeUnit.MICROSECONDS.toNanos(250);
+
+    /**
+     * {@code VnaLock.tryLock()} on a lock that no thread holds but a heir has reserved: takes it if it
+     * has stayed so for {@link #RESERVATION_GRACE_NANOS} since a caller first saw it so (the
      * first caller to see it starts that clock). The heir that reserved is not running, or it
      * would have taken the lock; it reserves again when it runs.
      */
-    static boolean takeLapsedReservation(VnaLock lock, Thread me) {
-        if ((int) VnaLock.STATE.getVolatile(lock) != VnaLock.RESERVED) {
+    static boolean takeLapsedReservation(VnaLockWord lock, Thread me) {
+        if (lock.word() != VnaLockWord.RESERVED) {
             return false; // held, or free and unreserved: a barger won the race, as with ReentrantLock
         }
-        VnaWaiters w = (VnaWaiters) VnaLock.WAITERS.getVolatile(lock); // a reservation implies a heir, and so waiters
+        VnaWaiters w = lock.waitersVolatile(); // a reservation implies a heir, and so waiters
         if (w == null || !reservationLapsed(w, lock, System.nanoTime())) {
             return false;
         }
-        if (!VnaLock.STATE.compareAndSet(lock, VnaLock.RESERVED, VnaLock.LOCKED)) { // RACE: lapse against the heir's CAS
+        if (!lock.casWord(VnaLockWord.RESERVED, VnaLockWord.LOCKED)) { // RACE: lapse against the heir's CAS
             return false;
         }
         lock.owner = me;
@@ -101,21 +106,21 @@ final class VnaReservation {
      * A heir past its deadline reserves the lock. It does so before it spins, so that it is
      * polling when the owner releases, and after, in case the deadline passed during the spin.
      */
-    static void reserveIfOverdue(VnaLock lock, VnaQueueNode q) {
+    static void reserveIfOverdue(VnaLockWord lock, VnaQueueNode q) {
         if (q.overdue(System.nanoTime())) {
             reserve(lock);
             q.reserved = true;
         }
     }
 
-    /** Sets {@link VnaLock#RESERVED} on a held lock: from its release on, only the heir may take it. */
-    private static void reserve(VnaLock lock) {
+    /** Sets {@link VnaLockWord#RESERVED} on a held lock: from its release on, only the heir may take it. */
+    private static void reserve(VnaLockWord lock) {
         for (;;) {
-            int s = (int) VnaLock.STATE.getVolatile(lock);
-            if (s != VnaLock.LOCKED) {
+            int s = lock.word();
+            if (s != VnaLockWord.LOCKED) {
                 return; // free (the heir will take it) or already reserved
             }
-            if (VnaLock.STATE.compareAndSet(lock, s, s | VnaLock.RESERVED)) {
+            if (lock.casWord(s, s | VnaLockWord.RESERVED)) {
                 LockDiagnostics.reservation();
                 return;
             }
@@ -127,27 +132,24 @@ final class VnaReservation {
      * {@code tryLock()} started on the free reserved lock is stopped first, while the reservation
      * still keeps every later episode out.
      */
-    static void clearReservation(VnaLock lock, VnaWaiters w) {
+    static void clearReservation(VnaLockWord lock, VnaWaiters w) {
         for (;;) {
-            int s = (int) VnaLock.STATE.getVolatile(lock);
-            if ((s & VnaLock.RESERVED) == 0) {
+            int s = lock.word();
+            if ((s & VnaLockWord.RESERVED) == 0) {
                 return;
             }
-            if (s == VnaLock.RESERVED) {
+            if (s == VnaLockWord.RESERVED) {
                 forgetReservedFree(w);
             }
-            if (VnaLock.STATE.compareAndSet(lock, s, s & ~VnaLock.RESERVED)) {
+            if (lock.casWord(s, s & ~VnaLockWord.RESERVED)) {
                 return;
             }
         }
     }
 
-    /** {@code reservedFreeSince} when no caller has seen the lock free and reserved. */
-    static final long NOT_SEEN = Long.MIN_VALUE;
-
     /**
      * Called by a {@code tryLock()} that found {@code lock} free and reserved at {@code now}:
-     * whether it has been seen so for {@link VnaLock#RESERVATION_GRACE_NANOS}. The first such
+     * whether it has been seen so for {@link #RESERVATION_GRACE_NANOS}. The first such
      * caller starts the clock (and stops it again if the episode ended meanwhile: a clock
      * left running would let the next episode lapse early). Whoever takes or clears a free
      * reservation stops it ({@link #forgetReservedFree}), while the lock is held or still
@@ -155,22 +157,22 @@ final class VnaReservation {
      * between its read of the lock word and its start of the clock across a whole episode:
      * that only lets one later {@code tryLock()} take a reservation early.
      */
-    static boolean reservationLapsed(VnaWaiters w, VnaLock lock, long now) {
+    static boolean reservationLapsed(VnaWaiters w, VnaLockWord lock, long now) {
         long since = (long) VnaWaiters.RESERVED_FREE_SINCE.getVolatile(w);
-        if (since != NOT_SEEN) {
-            return now - since >= VnaLock.RESERVATION_GRACE_NANOS;
+        if (since != VnaWaiters.NOT_SEEN) {
+            return now - since >= RESERVATION_GRACE_NANOS;
         }
-        if (VnaWaiters.RESERVED_FREE_SINCE.compareAndSet(w, NOT_SEEN, now)
-                && (int) VnaLock.STATE.getVolatile(lock) != VnaLock.RESERVED) {
-            VnaWaiters.RESERVED_FREE_SINCE.compareAndSet(w, now, NOT_SEEN);
+        if (VnaWaiters.RESERVED_FREE_SINCE.compareAndSet(w, VnaWaiters.NOT_SEEN, now)
+                && lock.word() != VnaLockWord.RESERVED) {
+            VnaWaiters.RESERVED_FREE_SINCE.compareAndSet(w, now, VnaWaiters.NOT_SEEN);
         }
         return false;
     }
 
     /** Stops the clock of {@link #reservationLapsed}. */
     static void forgetReservedFree(VnaWaiters w) {
-        if ((long) VnaWaiters.RESERVED_FREE_SINCE.getOpaque(w) != NOT_SEEN) {
-            VnaWaiters.RESERVED_FREE_SINCE.setVolatile(w, NOT_SEEN);
+        if ((long) VnaWaiters.RESERVED_FREE_SINCE.getOpaque(w) != VnaWaiters.NOT_SEEN) {
+            VnaWaiters.RESERVED_FREE_SINCE.setVolatile(w, VnaWaiters.NOT_SEEN);
         }
     }
 }

@@ -1,9 +1,10 @@
 package io.numaloom;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The successor policy of {@link VnaLock}: which waiting thread competes for the lock next, the
+ * The successor policy of {@code VnaLock}: which waiting thread competes for the lock next, the
  * <em>heir</em>, and how it is woken. A reader looking for "who gets the lock after me" needs
  * only this file; the queues the candidates come from are {@link VnaWaiters}', the heir's own
  * competition is {@link VnaHeirWait}'s.
@@ -24,18 +25,15 @@ import java.util.concurrent.locks.LockSupport;
  * merged into Linux (its 1 ms {@code numa_spinlock_threshold_ns}).
  *
  * <p><b>Properties.</b> NUMA-aware: the serving queue keeps the heir role for
- * {@link VnaLock#TURN_NANOS}. Fair across queues: a candidate of any queue is picked within
+ * {@link #TURN_NANOS}. Fair across queues: a candidate of any queue is picked within
  * {@code queues - 1} turns (the bound is worked out in {@link VnaReservation}). FIFO within a
  * queue (MCS order). Wakes at most one thread per call; designation never depends on one thread
  * being scheduled.
  *
  * <p><b>Choosing the heir.</b> Whoever releases a contended lock, leaves the heir role, or
- * becomes the first candidate of an empty queue while a barger owns the lock or the lock has
- * one queue, calls {@link #wakeHeir}. (With several queues, the first candidate of an empty
- * queue leaves the pick to a queued owner's release, which keeps the turn of the queues; with
- * one there is nothing to pick, and the release would only wake this same thread: it becomes
- * heir at once and spins while the owner runs, see "Spinning while a carrier is to spare" in
- * {@link VnaHeirWait}.) If the slot holds a live heir that announced a park, it wakes it,
+ * becomes the first candidate of an empty queue while a barger owns the lock, calls
+ * {@link #wakeHeir}. (The first candidate of an empty queue leaves the pick to a queued owner's
+ * release, which keeps the turn of the queues.) If the slot holds a live heir that announced a park, it wakes it,
  * once per park (the announcement is cleared by CAS). If the slot holds a node that is no
  * longer a candidate of this lock (it acquired, or gave up, and the thread that installed it was
  * slow), whoever sees that clears it and picks again: designation never depends on one thread
@@ -46,7 +44,7 @@ import java.util.concurrent.locks.LockSupport;
  * node counts its waits ({@code incarnation}), and the designator checks after its CAS that
  * the node is still a candidate in the incarnation it picked, and otherwise uninstalls it and
  * picks again. The pick prefers the queue whose turn it is (the queue of the last queued owner)
- * until the turn has lasted {@link VnaLock#TURN_NANOS}, then moves round-robin to the next queue
+ * until the turn has lasted {@link #TURN_NANOS}, then moves round-robin to the next queue
  * with a candidate.
 
  */
@@ -54,6 +52,21 @@ final class VnaSuccession {
 
     private VnaSuccession() {
     }
+
+    /**
+     * How long a heir lets newcomers barge before it reserves the lock: 1 ms after its designation, the default of
+     * the Linux kernel's compact NUMA-aware lock ({@code numa_spinlock_threshold_ns}); {@code VnaLock.PATIENCE_NANOS}.
+     */
+    static final long PATIENCE_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /**
+     * How long a queued thread waits, in all, before it stops letting newcomers barge: one designated 4 ms or more
+     * after it queued is overdue at once; {@code VnaLock.STARVATION_NANOS}.
+     */
+    static final long STARVATION_NANOS = TimeUnit.MILLISECONDS.toNanos(4);
+
+    /** How long one queue keeps the heir role before the next queue with a candidate gets its turn: 1 ms. */
+    static final long TURN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     /**
      * Makes sure a candidate competes: wakes the heir if it announced a park; clears a heir
@@ -110,7 +123,7 @@ final class VnaSuccession {
             return w.candidateOf(0);
         }
         int serving = (int) VnaWaiters.SERVING_QUEUE.getOpaque(w);
-        if (System.nanoTime() - (long) VnaWaiters.TURN_START.getOpaque(w) < VnaLock.TURN_NANOS) {
+        if (System.nanoTime() - (long) VnaWaiters.TURN_START.getOpaque(w) < TURN_NANOS) {
             VnaQueueNode c = w.candidateOf(serving);
             if (c != null) {
                 return c;
@@ -129,13 +142,13 @@ final class VnaSuccession {
     /**
      * Sets the deadline, before the CAS that installs the node as heir: the heir's patience
      * counts from here, so the time it takes to be scheduled counts too, and a thread that
-     * has waited {@link VnaLock#STARVATION_NANOS} since it queued is overdue at once. A racing
+     * has waited {@link #STARVATION_NANOS} since it queued is overdue at once. A racing
      * designator that loses its CAS may set it again a little later, which only delays the
      * reservation by that little.
      */
     static void designate(VnaQueueNode c) {
-        long patient = System.nanoTime() + VnaLock.PATIENCE_NANOS;
-        long starving = c.queuedAt + VnaLock.STARVATION_NANOS;
+        long patient = System.nanoTime() + PATIENCE_NANOS;
+        long starving = c.queuedAt + STARVATION_NANOS;
         VnaQueueNode.DEADLINE.setOpaque(c, starving - patient < 0 ? starving : patient);
     }
 

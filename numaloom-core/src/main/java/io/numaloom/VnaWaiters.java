@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 /**
- * The contended state of a {@link VnaLock} and its per-node MCS queues. Created on first
+ * The contended state of a {@code VnaLock} and its per-node MCS queues. Created on first
  * contention: the per-queue MCS tails and candidates, in an array whose
  * queues are {@link #STRIDE} references apart (at least 128 bytes, two adjacent-line
  * prefetch pairs), and the hot fields, padded by the superclass chain. The JVM may reorder
@@ -17,15 +17,14 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  * {@link VnaWaitersPadBefore} fills that gap itself.
  *
  * <p><b>Idea.</b> The VNA lock of Kovalev, Koval et al., "NUMA-aware lock for Java Lightweight
- * Threads": a global flag (the lock word, in {@link VnaLock}) plus one MCS queue per NUMA node
+ * Threads": a global flag (the lock word, in {@link VnaLockWord}) plus one MCS queue per NUMA node
  * (J. M. Mellor-Crummey and M. L. Scott, "Algorithms for Scalable Synchronization on Shared-Memory
  * Multiprocessors", ACM TOCS 1991). A waiter appends its {@link VnaQueueNode} to its node's queue
  * with one swap of the tail; the head of each queue is its <em>candidate</em>, and a candidate
  * that leaves, by acquiring or giving up, passes the candidacy to its successor
  * ({@link #passCandidacy}). Which candidate competes is {@link VnaSuccession}'s choice. This
  * record also holds the count of waiting threads, the release's hint ({@link #quiet}), the
- * queue of a queued owner, the conditions' deferred wakes ({@link VnaDeferredWakes}) and the
- * record of their turns ({@link VnaSignalPoll}).
+ * queue of a queued owner, and the conditions' deferred wakes ({@link VnaDeferredWakes}).
  *
  * <p><b>Properties.</b> FIFO within a queue; NUMA-aware (a queue per node, or socket, or custom
  * placement); one node per thread serves every lock, since a node leaves its queue as soon as
@@ -49,7 +48,6 @@ final class VnaWaiters extends VnaWaitersPadAfter {
     /** Condition waiters signalled and not yet holding the lock again: reported as queued. */
     final SignalledWaiters signalled = new SignalledWaiters();
     /** Which condition was waited on last, for the conditions' signal poll; guarded by the lock. */
-    final VnaSignalPoll signalPoll = new VnaSignalPoll();
 
     VnaWaiters(int queueCount) {
         this.queueCount = Math.max(1, queueCount);
@@ -204,6 +202,9 @@ final class VnaWaiters extends VnaWaitersPadAfter {
             AtomicReferenceFieldUpdater.newUpdater(VnaWaitersHot.class, VnaQueueNode.class, "heir");
     private static final AtomicIntegerFieldUpdater<VnaWaitersHot> QUEUED_UPDATER =
             AtomicIntegerFieldUpdater.newUpdater(VnaWaitersHot.class, "queued");
+    /** {@code reservedFreeSince} when no caller has seen the lock free and reserved. */
+    static final long NOT_SEEN = Long.MIN_VALUE;
+
     static final VarHandle OWNER_QUEUE;
     static final VarHandle SERVING_QUEUE;
     static final VarHandle TURN_START;
@@ -245,14 +246,14 @@ abstract class VnaWaitersHot extends VnaWaitersPadBefore {
     long turnStart;
     /**
      * When a {@code tryLock()} first found the lock free but reserved (nanoTime), or
-     * {@link VnaReservation#NOT_SEEN}: the clock of {@link VnaLock#RESERVATION_GRACE_NANOS}.
+     * {@link VnaWaiters#NOT_SEEN}: the clock of {@link VnaReservation#RESERVATION_GRACE_NANOS}.
      */
-    long reservedFreeSince = VnaReservation.NOT_SEEN;
+    long reservedFreeSince = VnaWaiters.NOT_SEEN;
     /**
      * Condition waiters signalled by the owner, to unpark at its release, latest first; null
      * if none. Written and read by the owner only (see {@link VnaDeferredWakes}).
      */
-    VnaCondition.Waiter deferredWakes;
+    VnaConditionWaiter deferredWakes;
 }
 
 /** 128 bytes of padding after the hot fields. */

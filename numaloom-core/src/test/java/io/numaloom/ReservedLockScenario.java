@@ -187,6 +187,6 @@ final class ReservedLockScenario {
 
     /** Whether {@code lock}'s word says reserved. */
     static boolean reserved(VnaLock lock) {
-        return ((int) VnaLock.STATE.getVolatile(lock) & VnaLock.RESERVED) != 0;
+        return (lock.word() & VnaLock.RESERVED) != 0;
     }
 }

@@ -36,7 +36,7 @@ class VnaLockContendedPathTest {
         inflate(lock);
         lock.lock();
         VnaQueueNode stale = VnaQueueNode.forCurrentThread(Thread.currentThread()); // not queued anywhere
-        VnaWaiters w = (VnaWaiters) VnaLock.WAITERS.getVolatile(lock);
+        VnaWaiters w = lock.waitersVolatile();
         w.heir = stale;
         AtomicBoolean acquired = new AtomicBoolean();
         Thread waiter = Thread.ofPlatform().start(() -> {
@@ -56,7 +56,7 @@ class VnaLockContendedPathTest {
     void aStaleHeirIsClearedByTheNextContendedRelease() throws Exception {
         VnaLock lock = VnaLock.withPlacement(1, () -> 0);
         inflate(lock);
-        VnaWaiters w = (VnaWaiters) VnaLock.WAITERS.getVolatile(lock);
+        VnaWaiters w = lock.waitersVolatile();
         lock.lock();
         Thread waiter = Thread.ofPlatform().start(() -> {
             lock.lock();
@@ -135,91 +135,6 @@ class VnaLockContendedPathTest {
     }
 
     /**
-     * The heir's spin budget: a spin that lost a free lock to a barger doubles it, a spin during
-     * which the lock stayed held halves it, within bounds; a thread that may not spin never does.
-     */
-    @Test
-    void aHeirSpinsLongerAfterLosingToABargerAndShorterAfterTheLockStayedHeld() {
-        assertEquals(2 * VnaHeirWait.HEIR_SPINS + 1, VnaHeirWait.nextHeirSpins(VnaHeirWait.HEIR_SPINS, false, true));
-        assertEquals(VnaHeirWait.HEIR_SPINS / 2, VnaHeirWait.nextHeirSpins(VnaHeirWait.HEIR_SPINS, true, true));
-        int spins = VnaHeirWait.HEIR_SPINS;
-        for (int i = 0; i < 32; i++) {
-            spins = VnaHeirWait.nextHeirSpins(spins, false, true);
-        }
-        assertEquals(VnaHeirWait.MAX_HEIR_SPINS, spins, "the budget grows to its cap and stays there");
-        for (int i = 0; i < 32; i++) {
-            spins = VnaHeirWait.nextHeirSpins(spins, true, true);
-        }
-        assertEquals(VnaHeirWait.MIN_HEIR_SPINS, spins, "the budget shrinks to its floor, never to zero");
-        assertEquals(0, VnaHeirWait.nextHeirSpins(VnaHeirWait.MIN_HEIR_SPINS, true, false), "one carrier: no spin");
-        assertEquals(0, VnaHeirWait.nextHeirSpins(0, false, false), "one carrier: no spin");
-    }
-
-    /**
-     * With one queue, a thread that becomes the candidate of the empty queue while a queued owner holds the lock is
-     * heir at once (and so spins while the owner runs): it does not park until the owner's release designates it.
-     * Before this rule only a barger's owner let it designate itself, and the heir slot stayed empty here.
-     */
-    @Test
-    void withOneQueueTheFirstCandidateIsHeirWhileAQueuedOwnerHoldsTheLock() throws Exception {
-        VnaLock lock = VnaLock.withPlacement(1, () -> 0);
-        inflate(lock);
-        VnaWaiters w = (VnaWaiters) VnaLock.WAITERS.getVolatile(lock);
-        CountDownLatch holding = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        lock.lock();
-        Thread owner = Thread.ofPlatform().start(() -> {
-            lock.lock();
-            holding.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            } finally {
-                lock.unlock();
-            }
-        });
-        VnaLockTest.awaitCondition(() -> lock.hasQueuedThread(owner), "the owner-to-be to queue");
-        lock.unlock();
-        assertTrue(holding.await(VnaLockTest.PATIENCE.toSeconds(), TimeUnit.SECONDS), "the queued thread never acquired");
-        assertTrue(w.ownerQueue() >= 0, "the owner acquired through the queue");
-        Thread candidate = Thread.ofPlatform().start(() -> {
-            lock.lock();
-            lock.unlock();
-        });
-        VnaLockTest.awaitCondition(() -> candidate.getState() == Thread.State.WAITING
-                || candidate.getState() == Thread.State.TIMED_WAITING, "the candidate to park");
-        VnaQueueNode heir = w.heir();
-        assertTrue(heir != null && heir.thread == candidate, "the candidate is not heir: " + heir);
-        release.countDown();
-        owner.join(VnaLockTest.PATIENCE);
-        candidate.join(VnaLockTest.PATIENCE);
-        assertFalse(candidate.isAlive(), "the heir never acquired");
-        assertFalse(lock.hasQueuedThreads());
-    }
-
-    /**
-     * A heir has a carrier (or CPU) to spare while the threads waiting for the lock, itself among them, are fewer than
-     * the carriers: then it spins longer and polls more often.
-     */
-    @Test
-    void aHeirHasACarrierToSpareWhileTheWaitersAreFewerThanTheCarriers() throws Exception {
-        VnaLock lock = VnaLock.withPlacement(1, () -> 0);
-        inflate(lock);
-        VnaWaiters w = (VnaWaiters) VnaLock.WAITERS.getVolatile(lock);
-        Thread me = Thread.currentThread();
-        int carriers = VnaLock.carriers(me);
-        w.queued = carriers - 1;
-        assertTrue(VnaHeirWait.carrierToSpare(w, me), carriers - 1 + " waiters on " + carriers + " CPUs");
-        w.queued = carriers;
-        assertFalse(VnaHeirWait.carrierToSpare(w, me), carriers + " waiters on " + carriers + " CPUs");
-        VnaWaiters.OWNER_QUEUE.setVolatile(w, 0); // a queued owner counts in queued, but does not wait
-        assertTrue(VnaHeirWait.carrierToSpare(w, me), "a queued owner is not a waiter");
-        VnaWaiters.OWNER_QUEUE.setVolatile(w, -1);
-        w.queued = 0;
-    }
-
-    /**
      * A heir kept waiting longer than {@link VnaLock#PATIENCE_NANOS} reserves the lock: once
      * released, the lock is free but nobody else may take it, not even by tryLock, and the heir
      * gets it.
@@ -247,7 +162,7 @@ class VnaLockContendedPathTest {
         assertFalse(bargedIn.get(), "tryLock took a reserved lock");
         waiter.join(VnaLockTest.PATIENCE);
         assertTrue(acquired.get());
-        assertEquals(0, (int) VnaLock.STATE.getVolatile(lock), "the reservation outlived the heir");
+        assertEquals(0, lock.word(), "the reservation outlived the heir");
     }
 
     /**
@@ -284,7 +199,7 @@ class VnaLockContendedPathTest {
         boolean reserved = reserved(lock);
         waiter.join();
         assertTrue(timedOut.get());
-        assertEquals(VnaLock.LOCKED, (int) VnaLock.STATE.getVolatile(lock), "the reservation outlived the heir");
+        assertEquals(VnaLock.LOCKED, lock.word(), "the reservation outlived the heir");
         lock.unlock();
         AtomicBoolean taken = new AtomicBoolean();
         Thread other = Thread.ofPlatform().start(() -> taken.set(lock.tryLock()));
@@ -294,7 +209,7 @@ class VnaLockContendedPathTest {
     }
 
     private static boolean reserved(VnaLock lock) {
-        return ((int) VnaLock.STATE.getVolatile(lock) & VnaLock.RESERVED) != 0;
+        return (lock.word() & VnaLock.RESERVED) != 0;
     }
 
     /** Without {@code -Dnumaloom.diagnostics=true} nothing is counted (see LockDiagnosticsTest for counting). */
@@ -318,7 +233,7 @@ class VnaLockContendedPathTest {
         });
         t.join();
         lock.unlock();
-        assertSame(VnaWaiters.class, VnaLock.WAITERS.getVolatile(lock).getClass());
+        assertSame(VnaWaiters.class, lock.waitersVolatile().getClass());
         assertEquals(0, lock.getQueueLength());
     }
 }

@@ -265,12 +265,12 @@ class VnaLockDesignationRaceTest {
 
         lock.lock(); // barges in: the lock C's node will reserve
         java.util.concurrent.locks.LockSupport.unpark(c); // the candidate wakes, finds itself installed
-        awaitState(() -> ((int) VnaLock.STATE.getVolatile(lock) & VnaLock.RESERVED) != 0, "C to reserve the lock");
+        awaitState(() -> (lock.word() & VnaLock.RESERVED) != 0, "C to reserve the lock");
         pMayCheck.countDown(); // P uninstalls C's node, picks it again and is held before installing it
         await(pPausedAgain);
         c.interrupt();
         await(cGaveUp);
-        int state = (int) VnaLock.STATE.getVolatile(lock);
+        int state = lock.word();
         pMayInstallAgain.countDown();
         assertEquals(VnaLock.LOCKED, state, "C gave up and left its reservation on the lock with no heir");
         lock.unlock();

@@ -155,7 +155,7 @@ class VnaLockHeirParkTest {
                 }
                 readFree.countDown();
                 long deadline = System.nanoTime() + VnaLockTest.PATIENCE.toNanos();
-                while (((int) VnaLock.STATE.getVolatile(lock) & (VnaLock.LOCKED | VnaLock.RESERVED)) == 0
+                while ((lock.word() & (VnaLock.LOCKED | VnaLock.RESERVED)) == 0
                         && System.nanoTime() < deadline) {
                     Thread.yield();
                 }
@@ -182,7 +182,7 @@ class VnaLockHeirParkTest {
     }
 
     private static VnaQueueNode heirNode(VnaLock lock) {
-        VnaWaiters w = (VnaWaiters) VnaLock.WAITERS.getVolatile(lock);
+        VnaWaiters w = lock.waitersVolatile();
         return w == null ? null : w.heir();
     }
 

@@ -107,7 +107,7 @@ class VnaLockTryLockTest {
         });
         other.join();
         assertEquals(1, refusals.get(), "the first tryLock() took a fresh reservation from its heir");
-        assertEquals(VnaLock.RESERVED, (int) VnaLock.STATE.getVolatile(lock));
+        assertEquals(VnaLock.RESERVED, lock.word());
         held.letGo();
         held.heir.join(TimeUnit.SECONDS.toMillis(30));
         assertTrue(held.acquired.get(), "the heir did not take its reservation");
@@ -135,7 +135,7 @@ class VnaLockTryLockTest {
                 @Override
                 void heirReadFree() {
                     if (Thread.currentThread() != heir || stuck.getCount() == 0
-                            || (int) VnaLock.STATE.getVolatile(lock) != VnaLock.RESERVED) {
+                            || lock.word() != VnaLock.RESERVED) {
                         return;
                     }
                     stuck.countDown();

@@ -21,7 +21,7 @@ class VnaNewcomerPollTest {
     void aFreeLockIsTakenAsTheFastPathTakesIt() {
         VnaLock lock = new VnaLock();
         boolean took = VnaNewcomerPoll.poll(lock, Thread.currentThread());
-        assertEquals(VnaLock.mayspin(Thread.currentThread()), took, "only a thread that may spin polls");
+        assertEquals(VnaCarriers.maySpin(Thread.currentThread()), took, "only a thread that may spin polls");
         if (took) {
             assertTrue(lock.isHeldByCurrentThread());
             assertEquals(1, lock.getHoldCount());
@@ -53,12 +53,12 @@ class VnaNewcomerPollTest {
     @Test
     void aReservedLockIsNotTakenEvenWhenFree() {
         VnaLock lock = new VnaLock();
-        VnaLock.STATE.setVolatile(lock, VnaLock.RESERVED); // free, but reserved for a heir
+        lock.setWordRelease(VnaLock.RESERVED); // free, but reserved for a heir
         try {
             assertFalse(VnaNewcomerPoll.poll(lock, Thread.currentThread()), "the time bound: only the heir takes it");
             assertFalse(lock.isHeldByCurrentThread());
         } finally {
-            VnaLock.STATE.setVolatile(lock, 0);
+            lock.setWordRelease(0);
         }
         assertFalse(lock.isLocked());
     }

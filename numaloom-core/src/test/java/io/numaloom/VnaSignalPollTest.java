@@ -18,65 +18,24 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The signal poll ({@link VnaSignalPoll}): which waits poll (the lock's turn rule), and a handoff
- * through two conditions on platform threads, where waits poll, losing no item and stranding no
- * waiter whichever await method the threads use.
+ * The signal poll ({@link VnaSignalPoll}): which waits poll, and a handoff through two conditions on platform
+ * threads, where waits poll, losing no item and stranding no waiter whichever await method the threads use.
  */
 class VnaSignalPollTest {
 
-    private static final long MS = 1_000_000L;
-
-    /** The turn rule's fixture, fresh for each test: two conditions of one lock and a turn record. */
-    private final VnaLock turnLock = new VnaLock();
-    private final VnaCondition a = (VnaCondition) turnLock.newCondition();
-    private final VnaCondition b = (VnaCondition) turnLock.newCondition();
-    private final VnaSignalPoll turns = new VnaSignalPoll();
-
     @Test
-    void aWaitPollsOnlyWhileTheLocksWaitsTakeTurnsBetweenItsConditions() {
-        long t = 5_000 * MS;
-        assertFalse(turns.waitBegins(a, t), "the lock's first wait: no turn yet");
-        assertFalse(turns.waitBegins(a, t + 1), "the same condition again: no turn");
-        assertTrue(turns.waitBegins(b, t + 2), "another condition: a turn, now");
-        assertTrue(turns.waitBegins(b, t + 2 + VnaSignalPoll.TURN_NANOS), "within the window of the turn");
-        assertFalse(turns.waitBegins(b, t + 3 + VnaSignalPoll.TURN_NANOS), "one condition only since the turn");
-        assertTrue(turns.waitBegins(a, t + 10 * MS), "a new turn");
-        assertFalse(turns.waitBegins(a, t + 12 * MS), "one-sided again: the waits park at once");
-    }
-
-    @Test
-    void aNanoTimeThatWrapsStillTellsTheWindow() {
-        long t = Long.MAX_VALUE - 10;
-        turns.waitBegins(a, t);
-        assertTrue(turns.waitBegins(b, t + 1));
-        assertTrue(turns.waitBegins(b, t + 1 + VnaSignalPoll.TURN_NANOS), "past Long.MAX_VALUE, within the window");
-        assertFalse(turns.waitBegins(b, t + 2 + VnaSignalPoll.TURN_NANOS));
-    }
-
-    @Test
-    void everyLockHasOneTurnRecordAndAKeyHasItsRecords() {
-        VnaLock lock = new VnaLock();
-        lock.lock();
-        try {
-            VnaSignalPoll record = lock.signalPoll();
-            assertTrue(record == lock.signalPoll(), "one record per lock");
-        } finally {
-            lock.unlock();
-        }
-        KeyedLock<String> keyed = new KeyedLock<>();
-        Lock key = keyed.forKey("k");
-        key.lock(); // held thin: the record comes with the inflation an await would do anyway
-        try {
-            VnaSignalPoll record = ((ConditionLock) key).signalPoll();
-            assertTrue(record != null && record == ((ConditionLock) key).signalPoll());
-        } finally {
-            key.unlock();
-        }
+    void onlyPlatformThreadsOnMoreThanOneCpuPoll() throws InterruptedException {
+        boolean[] virtual = new boolean[1];
+        Thread t = Thread.ofVirtual().start(() -> virtual[0] = VnaSignalPoll.mayPoll(Thread.currentThread()));
+        t.join();
+        assertFalse(virtual[0], "a virtual thread parks at once");
+        assertEquals(Runtime.getRuntime().availableProcessors() > 1, VnaSignalPoll.mayPoll(Thread.currentThread()),
+                "a platform thread polls where another CPU can run its signaller");
     }
 
     /**
      * One or three producers and as many consumers, platform threads, a buffer of capacity 1 over
-     * two conditions: every wait takes a turn, so the waits poll (on more than one CPU). Every item
+     * two conditions: the waits poll (on more than one CPU). Every item
      * is taken once, each producer's in order, with the five await methods mixed (the timed ones
      * run out now and then), and the lock ends with nobody queued and no waiter.
      */

@@ -244,6 +244,9 @@ public final class PairedRatio {
         if (points.isEmpty()) {
             return Estimate.NONE;
         }
+        if (points.size() == 1) {
+            return points.getFirst(); // the mean of one ratio is that ratio, with its own interval and rounds
+        }
         int k = points.size();
         double sumLog = 0;
         double sumVar = 0;

@@ -115,6 +115,7 @@ class PairedRatioTest {
         Estimate self = PairedRatio.geometricMean(List.of(one));
         assertEquals(one.low(), self.low(), 1e-12);
         assertEquals(one.high(), self.high(), 1e-12);
+        assertEquals(one.format(), self.format(), "not a mean over 'one round' without an interval");
     }
 
     /**
