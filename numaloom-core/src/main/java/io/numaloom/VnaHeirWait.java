@@ -108,12 +108,11 @@ final class VnaHeirWait {
     static int competeAsCandidate(VnaLockWord lock, Thread me, VnaWaiters w, VnaQueueNode q, boolean interruptible,
                                   boolean timed, long deadline, boolean interrupted) throws InterruptedException {
         long heirPark = HEIR_PARK_MIN_NANOS;
-        int spins = VnaCarriers.maySpin(me) ? HEIR_SPINS : 0; // none on one carrier or CPU
+        final int spins = VnaCarriers.maySpin(me) ? HEIR_SPINS : 0; // none on one carrier or CPU
         boolean woken = false; // it parked as heir (a release or the park's timeout ended it), not spun since
         for (;;) {
             long nanos = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
             boolean heir = w.heir() == q;
-            boolean lockStayedHeld = false;
             if (heir) {
                 VnaReservation.reserveIfOverdue(lock, q);
                 int spin = spinForLock(lock, me, q, spins);
@@ -121,8 +120,7 @@ final class VnaHeirWait {
                     becomeOwner(w, q);
                     return VnaWaitOutcome.proceed(interrupted);
                 }
-                lockStayedHeld = spin == SPIN_HELD;
-                boolean wokenToHeldLock = woken && lockStayedHeld && me.isVirtual();
+                boolean wokenToHeldLock = woken && spin == SPIN_HELD && me.isVirtual();
                 woken = false;
                 if (wokenToHeldLock) {
                     VnaSeams seams = VnaSeams.installed;
