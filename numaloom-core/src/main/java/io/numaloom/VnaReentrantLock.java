@@ -28,10 +28,17 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>What it cannot override.</b> {@code ReentrantLock} declares four monitoring methods {@code final}:
  * {@link #isFair()}, {@link #hasQueuedThreads()}, {@link #hasQueuedThread(Thread)} and {@link #getQueueLength()}.
  * They read the superclass's own queue, which this lock never uses: {@code isFair()} answers {@code false}, which is
- * right, and the other three answer "no thread waits" whatever waits. Use {@link #queuedThreads()},
+ * right, and the other three answer "no thread waits" whatever waits (except on a lock made fair, whose queue is the
+ * superclass's). Use {@link #queuedThreads()},
  * {@link #queueLength()} and {@link #isQueued(Thread)} instead, or the static {@link #hasQueuedThreads(ReentrantLock)},
  * {@link #hasQueuedThread(ReentrantLock, Thread)} and {@link #getQueueLength(ReentrantLock)}, which answer for any
  * {@code ReentrantLock} (numaloom's agent rewrites calls to the final methods into calls to these).
+ *
+ * <p><b>Fairness computed at run time.</b> {@link #VnaReentrantLock(boolean)} is for code that decides fairness
+ * when it runs ({@code new ReentrantLock(fair)}, {@code super(fair)} in a class that extends {@code ReentrantLock},
+ * which the agent rewrites into this constructor): given {@code false} it makes the lock above; given {@code true}
+ * it makes a fair {@code ReentrantLock}, the superclass's own, every method of it the superclass's, so that a caller
+ * who asked for fairness keeps it. {@link #isVna()} says which.
  *
  * <p><b>What it costs.</b> The superclass's state comes with it, unused: its synchronizer (an object of 32 bytes,
  * compressed oops) and its field, beside the {@code VnaLock} (40 bytes) it holds: a fresh {@code VnaReentrantLock}
@@ -47,7 +54,10 @@ public class VnaReentrantLock extends ReentrantLock {
     @Serial
     private static final long serialVersionUID = 1L;
 
-    /** The lock that does the work; a deserialized lock gets a new one ({@link #writeReplace}). */
+    /**
+     * The lock that does the work, or null where the caller asked for a fair lock and the superclass does it; a
+     * deserialized lock gets a new one ({@link #writeReplace}).
+     */
     private final transient VnaLock lock;
 
     /**
@@ -71,60 +81,112 @@ public class VnaReentrantLock extends ReentrantLock {
         this.lock = VnaLock.named(name);
     }
 
+    /**
+     * Creates the lock {@code new ReentrantLock(fair)} asks for: unfair, a {@code VnaLock} inside, as
+     * {@link #VnaReentrantLock()}; fair, {@code ReentrantLock}'s own fair lock (see the class's Javadoc).
+     *
+     * @param fair whether the lock must be fair
+     * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
+     */
+    public VnaReentrantLock(boolean fair) {
+        super(fair);
+        this.lock = fair ? null : new VnaLock();
+    }
+
+    /**
+     * As {@link #VnaReentrantLock(boolean)}, the unfair lock named as {@link #VnaReentrantLock(String)} names it.
+     *
+     * @param fair whether the lock must be fair (a fair lock has no name: numaloom's events do not see it)
+     * @param name the name, not null
+     * @throws IllegalArgumentException if {@code -Dnumaloom.topology} is malformed
+     */
+    public VnaReentrantLock(boolean fair, String name) {
+        super(fair);
+        this.lock = fair ? null : VnaLock.named(java.util.Objects.requireNonNull(name, "name"));
+    }
+
+    /** {@return whether this lock's locking is a {@code VnaLock}'s: false only for a lock made fair at run time} */
+    public final boolean isVna() {
+        return lock != null;
+    }
+
     @Override
     public void lock() {
-        lock.lock();
+        VnaLock l = lock;
+        if (l == null) {
+            super.lock();
+        } else {
+            l.lock();
+        }
     }
 
     @Override
     public void lockInterruptibly() throws InterruptedException {
-        lock.lockInterruptibly();
+        VnaLock l = lock;
+        if (l == null) {
+            super.lockInterruptibly();
+        } else {
+            l.lockInterruptibly();
+        }
     }
 
     @Override
     public boolean tryLock() {
-        return lock.tryLock();
+        VnaLock l = lock;
+        return l == null ? super.tryLock() : l.tryLock();
     }
 
     @Override
     public boolean tryLock(long timeout, TimeUnit unit) throws InterruptedException {
-        return lock.tryLock(timeout, unit);
+        VnaLock l = lock;
+        return l == null ? super.tryLock(timeout, unit) : l.tryLock(timeout, unit);
     }
 
     @Override
     public void unlock() {
-        lock.unlock();
+        VnaLock l = lock;
+        if (l == null) {
+            super.unlock();
+        } else {
+            l.unlock();
+        }
     }
 
     /** {@return a new condition of this lock: a {@code VnaLock} condition, with {@code ReentrantLock}'s semantics} */
     @Override
     public Condition newCondition() {
-        return lock.newCondition();
+        VnaLock l = lock;
+        return l == null ? super.newCondition() : l.newCondition();
     }
 
     @Override
     public int getHoldCount() {
-        return lock.getHoldCount();
+        VnaLock l = lock;
+        return l == null ? super.getHoldCount() : l.getHoldCount();
     }
 
     @Override
     public boolean isHeldByCurrentThread() {
-        return lock.isHeldByCurrentThread();
+        VnaLock l = lock;
+        return l == null ? super.isHeldByCurrentThread() : l.isHeldByCurrentThread();
     }
 
     @Override
     public boolean isLocked() {
-        return lock.isLocked();
+        VnaLock l = lock;
+        return l == null ? super.isLocked() : l.isLocked();
     }
 
     @Override
     protected Thread getOwner() {
-        return lock.getOwner();
+        VnaLock l = lock;
+        return l == null ? super.getOwner() : l.getOwner();
     }
 
     @Override
     protected Collection<Thread> getQueuedThreads() {
-        return lock.getQueuedThreads();
+        VnaLock l = lock;
+        return l == null ? super.getQueuedThreads() : l.getQueuedThreads();
     }
 
     /**
@@ -134,7 +196,8 @@ public class VnaReentrantLock extends ReentrantLock {
      */
     @Override
     public boolean hasWaiters(Condition condition) {
-        return lock.hasWaiters(condition);
+        VnaLock l = lock;
+        return l == null ? super.hasWaiters(condition) : l.hasWaiters(condition);
     }
 
     /**
@@ -144,7 +207,8 @@ public class VnaReentrantLock extends ReentrantLock {
      */
     @Override
     public int getWaitQueueLength(Condition condition) {
-        return lock.getWaitQueueLength(condition);
+        VnaLock l = lock;
+        return l == null ? super.getWaitQueueLength(condition) : l.getWaitQueueLength(condition);
     }
 
     /**
@@ -154,12 +218,14 @@ public class VnaReentrantLock extends ReentrantLock {
      */
     @Override
     protected Collection<Thread> getWaitingThreads(Condition condition) {
-        return lock.getWaitingThreads(condition);
+        VnaLock l = lock;
+        return l == null ? super.getWaitingThreads(condition) : l.getWaitingThreads(condition);
     }
 
     /** {@return whether some thread may be waiting to acquire this lock: {@code hasQueuedThreads()}, which is final} */
     public boolean isQueued() {
-        return lock.hasQueuedThreads();
+        VnaLock l = lock;
+        return l == null ? hasQueuedThreads() : l.hasQueuedThreads();
     }
 
     /**
@@ -171,17 +237,19 @@ public class VnaReentrantLock extends ReentrantLock {
      * @throws NullPointerException if {@code thread} is null
      */
     public boolean isQueued(Thread thread) {
-        return lock.hasQueuedThread(thread);
+        VnaLock l = lock;
+        return l == null ? hasQueuedThread(thread) : l.hasQueuedThread(thread);
     }
 
     /** {@return an estimate of the threads waiting to acquire this lock: {@code getQueueLength()}, which is final} */
     public int queueLength() {
-        return lock.getQueueLength();
+        VnaLock l = lock;
+        return l == null ? getQueueLength() : l.getQueueLength();
     }
 
     /** {@return the threads waiting to acquire this lock, a snapshot: {@link #getQueuedThreads()}, public} */
     public Collection<Thread> queuedThreads() {
-        return lock.getQueuedThreads();
+        return getQueuedThreads();
     }
 
     /**
@@ -245,18 +313,19 @@ public class VnaReentrantLock extends ReentrantLock {
      */
     @Serial
     private Object writeReplace() throws ObjectStreamException {
-        return new Unlocked(lock instanceof VnaLock.Named n ? n.name : null);
+        return new Unlocked(lock instanceof VnaLock.Named n ? n.name : null, lock == null);
     }
 
     /**
      * The serialized form.
      *
      * @param name the lock's name, or null
+     * @param fair whether it was made fair ({@link #VnaReentrantLock(boolean)})
      */
-    private record Unlocked(String name) implements Serializable {
+    private record Unlocked(String name, boolean fair) implements Serializable {
         @Serial
         private Object readResolve() throws ObjectStreamException {
-            return name == null ? new VnaReentrantLock() : new VnaReentrantLock(name);
+            return fair ? new VnaReentrantLock(true) : name == null ? new VnaReentrantLock() : new VnaReentrantLock(name);
         }
     }
 }

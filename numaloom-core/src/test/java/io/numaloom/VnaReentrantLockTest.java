@@ -191,6 +191,58 @@ class VnaReentrantLockTest {
         }
     }
 
+    /** {@code new VnaReentrantLock(fair)}, the agent's rewrite of a computed fairness: fair is the stock fair lock. */
+    @Test
+    void aLockMadeFairAtRunTimeIsReentrantLocksFairLockThroughout() throws Exception {
+        assertTrue(new VnaReentrantLock(false).isVna());
+        assertFalse(new VnaReentrantLock(false).isFair());
+        assertTrue(new VnaReentrantLock(false, "named").isVna());
+        Inspectable plain = new Inspectable();
+        assertTrue(plain.isVna());
+
+        VnaReentrantLock fair = new VnaReentrantLock(true, "ignored");
+        assertFalse(fair.isVna());
+        assertTrue(fair.isFair());
+        fair.lock();
+        fair.lock();
+        assertEquals(2, fair.getHoldCount());
+        assertTrue(fair.isHeldByCurrentThread() && fair.isLocked());
+        CountDownLatch done = new CountDownLatch(1);
+        Thread waiter = startWaiter(fair, done);
+        awaitQueued(fair, waiter);
+        // The final methods read the superclass's queue, which is this lock's: they answer rightly here.
+        assertTrue(fair.hasQueuedThreads() && fair.hasQueuedThread(waiter));
+        assertEquals(1, fair.getQueueLength());
+        assertEquals(1, VnaReentrantLock.getQueueLength(fair));
+        assertEquals(List.of(waiter), List.copyOf(fair.queuedThreads()));
+        assertTrue(fair.toString().contains("[Locked by thread "), fair.toString());
+        fair.unlock();
+        fair.unlock();
+        assertTrue(done.await(30, TimeUnit.SECONDS));
+        waiter.join();
+
+        Condition c = fair.newCondition();
+        assertFalse(c.getClass().getName().startsWith("io.numaloom"), "ReentrantLock's own condition");
+        fair.lock();
+        try {
+            assertFalse(fair.hasWaiters(c));
+            assertFalse(c.await(1, TimeUnit.MILLISECONDS));
+            assertEquals(0, fair.getWaitQueueLength(c));
+        } finally {
+            fair.unlock();
+        }
+        assertThrows(IllegalMonitorStateException.class, fair::unlock);
+
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+            out.writeObject(fair);
+        }
+        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+            VnaReentrantLock copy = assertInstanceOf(VnaReentrantLock.class, in.readObject());
+            assertTrue(copy.isFair() && !copy.isVna(), "read back, it is fair still");
+        }
+    }
+
     /** What the superclass's unused state costs: printed, and bounded by the parts it is made of. */
     @Test
     void itsSizeIsItsOwnObjectTheSuperclassesSynchronizerAndAVnaLock() {

@@ -21,6 +21,12 @@ public class CountingLock extends VnaReentrantLock {
         this.site = Sites.swapped(site);
     }
 
+    /** A lock made at the agent's site number {@code site} with a fairness computed there: see {@link VnaReentrantLock#VnaReentrantLock(boolean)}. */
+    public CountingLock(boolean fair, int site) {
+        super(fair, Sites.name(site));
+        this.site = Sites.swapped(site);
+    }
+
     @Override
     public void lock() {
         if (!super.tryLock()) {

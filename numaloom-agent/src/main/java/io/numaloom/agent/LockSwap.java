@@ -30,17 +30,20 @@ import java.util.Set;
  * <ul>
  * <li>{@code new ReentrantLock()} and {@code new ReentrantLock(false)} become {@code new VnaReentrantLock()} (or the
  *     lock the {@link Target} names, with its site);
- * <li>a class that extends {@code ReentrantLock} extends the target instead, if every one of its constructors calls
- *     {@code super()} or {@code super(false)};
+ * <li>{@code new ReentrantLock(fair)}, whose fairness is computed, becomes {@code new VnaReentrantLock(fair)}, which
+ *     is a {@code VnaLock} when {@code fair} is false and {@code ReentrantLock}'s own fair lock when it is true;
+ * <li>a class that extends {@code ReentrantLock} extends the target instead, its {@code super()},
+ *     {@code super(false)} or {@code super(fair)} calls rewritten as above, unless a constructor calls
+ *     {@code super(true)};
  * <li>the calls to {@code ReentrantLock}'s three final monitoring methods ({@code hasQueuedThreads()},
  *     {@code hasQueuedThread(Thread)}, {@code getQueueLength()}), which read a queue the swapped lock never uses,
  *     become calls to {@code VnaReentrantLock}'s static methods of the same name, which answer for any lock.
  * </ul>
  *
- * A method is rewritten only where every {@code ReentrantLock} it constructs is provably unfair: each
- * {@code ReentrantLock.<init>} is {@code ()V}, or {@code (Z)V} right after {@code iconst_0}. A method that also makes
- * a fair lock, or one whose fairness is computed, keeps all its locks, and the result names it. So does a class that
- * extends {@code ReentrantLock} with a constructor that may be fair: it keeps its superclass.
+ * A method that makes a lock fair by a constant ({@code ReentrantLock.<init>(Z)V} right after {@code iconst_1})
+ * keeps all its locks, and the result names it; so does a class that extends {@code ReentrantLock} and calls
+ * {@code super(true)}: it keeps its superclass. A fair lock is asked for by name; a computed fairness is decided when
+ * the lock is made.
  */
 final class LockSwap {
     static final String REENTRANT_LOCK = "java/util/concurrent/locks/ReentrantLock";
@@ -66,6 +69,11 @@ final class LockSwap {
                 case NAME -> MethodTypeDesc.of(ConstantDescs.CD_void, ConstantDescs.CD_String);
                 case NUMBER -> MethodTypeDesc.of(ConstantDescs.CD_void, ConstantDescs.CD_int);
             };
+        }
+
+        /** The constructor that takes the computed fairness first, then what {@link #init()} takes. */
+        MethodTypeDesc fairnessInit() {
+            return init().insertParameterTypes(0, ConstantDescs.CD_boolean);
         }
     }
 
@@ -125,10 +133,10 @@ final class LockSwap {
         boolean swapSuper = extendsLock;
         if (extendsLock) {
             for (MethodModel m : model.methods()) {
-                if (m.methodName().equalsString(ConstantDescs.INIT_NAME) && m.code().isPresent() && !provablyUnfair(m.code().get())) {
+                if (m.methodName().equalsString(ConstantDescs.INIT_NAME) && m.code().isPresent() && makesFair(m.code().get())) {
                     swapSuper = false;
                     left.add(new Site(className, "<init>", firstLine(m.code().get()),
-                            "extends ReentrantLock with a constructor that may make it fair: left as it was"));
+                            "extends ReentrantLock and calls super(true), a fair lock: left as it was"));
                 }
             }
         }
@@ -141,10 +149,10 @@ final class LockSwap {
             CodeModel code = m.code().get();
             boolean constructor = m.methodName().equalsString(ConstantDescs.INIT_NAME);
             Uses uses = uses(code);
-            boolean unfair = provablyUnfair(code);
+            boolean unfair = !makesFair(code);
             if (uses.constructs() && !unfair && !(constructor && extendsLock)) {
                 left.add(new Site(className, m.methodName().stringValue(), firstLine(code),
-                        "makes a ReentrantLock that may be fair: its locks left as they were"));
+                        "makes a fair ReentrantLock (new ReentrantLock(true)): its locks left as they were"));
             }
             // A constructor of a class that extends ReentrantLock calls its super constructor: swapped with the superclass.
             boolean swapLocks = unfair && (!(constructor && extendsLock) || swapSuper);
@@ -208,20 +216,22 @@ final class LockSwap {
     }
 
     /**
-     * Whether every {@code ReentrantLock.<init>} of {@code code} is {@code ()V}, or {@code (Z)V} right after
-     * {@code iconst_0}.
+     * Whether some {@code ReentrantLock.<init>} of {@code code} asks for a fair lock by a constant: {@code (Z)V} right
+     * after {@code iconst_1}, or a constructor this class does not know.
      */
-    static boolean provablyUnfair(CodeModel code) {
+    static boolean makesFair(CodeModel code) {
         CodeElement previous = null;
         for (CodeElement e : code) {
             if (e instanceof InvokeInstruction i && isLockInit(i) && !i.typeSymbol().equals(ConstantDescs.MTD_void)) {
-                if (!i.typeSymbol().equals(FAIRNESS_INIT) || !isIconst0(previous)) {
-                    return false;
+                if (!i.typeSymbol().equals(FAIRNESS_INIT) || isConstant(previous, Opcode.ICONST_1)) {
+                    return true;
                 }
             }
-            previous = e;
+            if (!(e instanceof LineNumber)) {
+                previous = e;
+            }
         }
-        return true;
+        return false;
     }
 
     private static boolean isLockInit(InvokeInstruction i) {
@@ -235,8 +245,8 @@ final class LockSwap {
                 && FINAL_MONITORING.contains(i.name().stringValue());
     }
 
-    private static boolean isIconst0(CodeElement e) {
-        return e instanceof ConstantInstruction c && c.opcode() == Opcode.ICONST_0;
+    private static boolean isConstant(CodeElement e, Opcode opcode) {
+        return e instanceof ConstantInstruction c && c.opcode() == opcode;
     }
 
     private static int firstLine(CodeModel code) {
@@ -278,7 +288,7 @@ final class LockSwap {
                 Instruction held = heldIconst0;
                 heldIconst0 = null;
                 if (e instanceof InvokeInstruction i && isLockInit(i) && i.typeSymbol().equals(FAIRNESS_INIT)) {
-                    init(cb);
+                    init(cb, false);
                     return;
                 }
                 cb.with(held);
@@ -291,7 +301,9 @@ final class LockSwap {
                 case ConstantInstruction c when swapLocks && c.opcode() == Opcode.ICONST_0 -> heldIconst0 = c;
                 case NewObjectInstruction n when swapLocks && n.className().asInternalName().equals(REENTRANT_LOCK) ->
                         cb.new_(target.lock());
-                case InvokeInstruction i when swapLocks && isLockInit(i) && i.typeSymbol().equals(ConstantDescs.MTD_void) -> init(cb);
+                case InvokeInstruction i when swapLocks && isLockInit(i) && i.typeSymbol().equals(ConstantDescs.MTD_void) -> init(cb, false);
+                // What is left of (Z)V: a fairness computed at run time (iconst_1 keeps the method as it was).
+                case InvokeInstruction i when swapLocks && isLockInit(i) && i.typeSymbol().equals(FAIRNESS_INIT) -> init(cb, true);
                 case InvokeInstruction i when isFinalMonitoringCall(i) -> {
                     MethodTypeDesc type = i.typeSymbol().insertParameterTypes(0, REENTRANT_LOCK_DESC);
                     cb.invokestatic(VNA_REENTRANT_LOCK, i.name().stringValue(), type);
@@ -308,16 +320,20 @@ final class LockSwap {
             }
         }
 
-        /** The target's constructor, with the site's name or number where it takes one. */
-        private void init(CodeBuilder cb) {
-            Site site = new Site(className, method, line, "ReentrantLock -> " + className(target.lock()));
+        /**
+         * The target's constructor, with the site's name or number where it takes one; {@code computed}: the fairness
+         * the code computed is on the stack, and goes first.
+         */
+        private void init(CodeBuilder cb, boolean computed) {
+            Site site = new Site(className, method, line, "ReentrantLock -> " + className(target.lock())
+                    + (computed ? " (fairness computed: a VnaLock when unfair, ReentrantLock's fair lock when fair)" : ""));
             swapped.add(site);
             switch (target.argument()) {
                 case NAME -> cb.loadConstant(site.where());
                 case NUMBER -> cb.loadConstant(numbers.register(site));
                 case NONE -> { }
             }
-            cb.invokespecial(target.lock(), ConstantDescs.INIT_NAME, target.init());
+            cb.invokespecial(target.lock(), ConstantDescs.INIT_NAME, computed ? target.fairnessInit() : target.init());
         }
     }
 }

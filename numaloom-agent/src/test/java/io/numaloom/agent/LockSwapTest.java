@@ -114,19 +114,36 @@ class LockSwapTest {
     }
 
     @Test
-    void fairOrComputedFairnessIsLeftAsItWasAndNamed() throws Exception {
+    void aConstantFairLockIsLeftAsItWasAndNamed() throws Exception {
         SwappingLoader loader = new SwappingLoader(LockSwap.Target.PLAIN);
         Class<?> c = loader.loadClass("org.example.app.FairHolder");
         Object holder = c.getConstructor().newInstance();
         assertSame(ReentrantLock.class, c.getField("fair").get(holder).getClass());
         assertSame(ReentrantLock.class, c.getField("unfair").get(holder).getClass(),
                 "an unfair lock made in the same method as a fair one stays: the method is left whole");
-        assertSame(ReentrantLock.class, c.getMethod("make", boolean.class).invoke(null, false).getClass());
         LockSwap.Result r = loader.results.get("org.example.app.FairHolder");
-        assertNull(r.bytes());
-        assertEquals(List.of("org.example.app.FairHolder.<init>:6", "org.example.app.FairHolder.make:11"),
-                r.left().stream().map(LockSwap.Site::where).toList());
-        assertTrue(r.left().getFirst().what().contains("may be fair"), r.left().toString());
+        assertEquals(List.of("org.example.app.FairHolder.<init>:6"), r.left().stream().map(LockSwap.Site::where).toList());
+        assertTrue(r.left().getFirst().what().contains("fair"), r.left().toString());
+    }
+
+    @Test
+    void aComputedFairnessIsDecidedWhenTheLockIsMade() throws Exception {
+        for (LockSwap.Target target : List.of(LockSwap.Target.PLAIN,
+                new LockSwap.Target(LockSwap.VNA_REENTRANT_LOCK, LockSwap.SiteArgument.NAME),
+                AgentOptions.parse("counts").target())) {
+            SwappingLoader loader = new SwappingLoader(target, Sites::register);
+            Class<?> c = loader.loadClass("org.example.app.FairHolder");
+            VnaReentrantLock unfair = (VnaReentrantLock) c.getMethod("make", boolean.class).invoke(null, false);
+            VnaReentrantLock fair = (VnaReentrantLock) c.getMethod("make", boolean.class).invoke(null, true);
+            assertTrue(unfair.isVna() && !unfair.isFair(), target.toString());
+            assertTrue(!fair.isVna() && fair.isFair(), "asked for fairness, it keeps ReentrantLock's fair lock: " + target);
+            fair.lock();
+            assertTrue(fair.isHeldByCurrentThread());
+            fair.unlock();
+            assertEquals(List.of("org.example.app.FairHolder.make:11"), loader.results.get("org.example.app.FairHolder")
+                    .swapped().stream().map(LockSwap.Site::where).toList());
+            assertTrue(loader.results.get("org.example.app.FairHolder").swapped().getFirst().what().contains("fairness computed"));
+        }
     }
 
     @Test
@@ -147,7 +164,14 @@ class LockSwapTest {
         Class<?> fair = loader.loadClass("org.example.app.FairSubclass");
         assertSame(ReentrantLock.class, fair.getSuperclass());
         assertTrue(((ReentrantLock) fair.getConstructor().newInstance()).isFair());
-        assertTrue(loader.results.get("org.example.app.FairSubclass").left().getFirst().what().contains("may make it fair"));
+        assertTrue(loader.results.get("org.example.app.FairSubclass").left().getFirst().what().contains("super(true)"));
+
+        Class<?> computed = loader.loadClass("org.example.app.ComputedFairSubclass");
+        assertSame(VnaReentrantLock.class, computed.getSuperclass(), "super(fair): the choice is made at run time");
+        VnaReentrantLock unfairOne = (VnaReentrantLock) computed.getConstructor(boolean.class).newInstance(false);
+        VnaReentrantLock fairOne = (VnaReentrantLock) computed.getConstructor(boolean.class).newInstance(true);
+        assertTrue(unfairOne.isVna() && !unfairOne.isFair());
+        assertTrue(!fairOne.isVna() && fairOne.isFair());
     }
 
     @Test
