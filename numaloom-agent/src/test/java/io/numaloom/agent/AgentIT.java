@@ -57,11 +57,13 @@ class AgentIT {
         assertTrue(run.out().contains("plain=io.numaloom.agent.CountingLock"), run.out());
         assertTrue(run.out().contains("fair=java.util.concurrent.locks.ReentrantLock"), run.out());
         assertTrue(run.out().contains("subclass-super=io.numaloom.agent.CountingLock"), run.out());
+        assertTrue(run.out().contains("computed-unfair=io.numaloom.agent.CountingLock"), run.out());
+        assertTrue(run.out().contains("computed-fair-isFair=true"), "a computed fairness that asks for it keeps it: " + run.out());
         assertTrue(run.out().contains("count=8000"), "mutual exclusion under the swapped lock: " + run.out());
         String text = Files.readString(report);
         assertTrue(text.contains("swapped org.example.app.UnfairHolder.<init>:7: ReentrantLock -> io.numaloom.agent.CountingLock"
                 + " (8000 acquisitions"), text);
-        assertTrue(text.contains("left    org.example.app.FairHolder.<init>:6: makes a ReentrantLock that may be fair"), text);
+        assertTrue(text.contains("left    org.example.app.FairHolder.<init>:6: makes a fair ReentrantLock"), text);
     }
 
     @Test

@@ -13,6 +13,8 @@ public final class AgentMain {
         System.out.println("plain=" + holder.plain.getClass().getName());
         System.out.println("fair=" + new FairHolder().fair.getClass().getName());
         System.out.println("subclass-super=" + CountingSubclass.class.getSuperclass().getName());
+        System.out.println("computed-unfair=" + FairHolder.make(false).getClass().getName());
+        System.out.println("computed-fair-isFair=" + FairHolder.make(true).isFair());
         ReentrantLock lock = holder.plain;
         int[] count = {0};
         int threads = 8;

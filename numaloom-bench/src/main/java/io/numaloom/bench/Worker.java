@@ -103,6 +103,11 @@ public final class Worker extends WorkerPadAfter implements Runnable {
 
     /** This worker's share of {@code total} items: they are split as evenly as possible. */
     public long share(long total) {
+        return shareOf(total, index, threads);
+    }
+
+    /** Worker {@code index}'s share of {@code total} items among {@code threads} ({@link #share}), for a round's check. */
+    public static long shareOf(long total, int index, int threads) {
         return total / threads + (index < total % threads ? 1 : 0);
     }
 

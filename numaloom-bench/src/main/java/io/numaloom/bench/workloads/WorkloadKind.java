@@ -42,6 +42,15 @@ public enum WorkloadKind {
     SERVER("server", "a loopback HTTP server whose requests count a key under one lock; closed loop, or open loop at a percent "
             + "of the saturation rate with response times from the intended send times",
             LoopbackServer.FIELDS, LoopbackServer::new, false, Set.of("remotePenaltyNs", "migrationPenaltyNs")),
+    LOGBACK("logback", "an application nobody here wrote: threads logging through one logback FileAppender, whose "
+            + "ReentrantLock guards each write; logback's own lock, or numaloom's through the agent (a lock entry's jvmArgs)",
+            LogbackAppender.FIELDS, LogbackAppender::new, false, Set.of("recordLatency", "remotePenaltyNs", "migrationPenaltyNs", "diagnostics")),
+    POOL("pool", "an application nobody here wrote: threads borrowing, using and returning objects of one commons-pool2 "
+            + "GenericObjectPool, whose deque's lock extends ReentrantLock; the pool's own lock, or numaloom's through the agent",
+            CommonsPool.FIELDS, CommonsPool::new, false, Set.of("recordLatency", "remotePenaltyNs", "migrationPenaltyNs", "diagnostics")),
+    H2("h2", "an application nobody here wrote: threads updating rows of an embedded in-memory H2 database through one "
+            + "shared JDBC connection, whose ReentrantLock runs one statement at a time; H2's own lock, or numaloom's through the agent",
+            H2Updates.FIELDS, H2Updates::new, false, Set.of("recordLatency", "remotePenaltyNs", "migrationPenaltyNs", "diagnostics")),
     RUNNABLE("runnable", "your own critical section: the run() of a class of yours (workloadClass, from classpath), one "
             + "instance per round shared by all threads, under each lock; checks the lock's exclusion, nothing of your data",
             UserSection.FIELDS, UserSection::new, false, Set.of());
