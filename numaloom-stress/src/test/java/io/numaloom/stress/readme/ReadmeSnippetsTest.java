@@ -62,6 +62,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *     it takes one) must appear in the README outside the marker, so a snippet runs with the flags the README tells
  *     users to add, not with flags of the test's own.
  * </ul>
+ * A {@code -javaagent:numaloom-agent/...} argument (the README's path of numaloom's agent) is given the jar by its
+ * absolute path, which {@code ./mvnw verify} has packaged before this module's tests.
  * Any other {@code readme-test:} comment is an error. The README says the same in a comment beside its list of
  * proofs.
  */
@@ -466,6 +468,28 @@ class ReadmeSnippetsTest {
         return null;
     }
 
+    /** Where a snippet's {@code -javaagent:numaloom-agent/...} points: the README's path, from the repository's root. */
+    static final String AGENT_PREFIX = "-javaagent:numaloom-agent/";
+
+    /**
+     * {@code arg}, or for the README's {@code -javaagent:numaloom-agent/target/numaloom-agent.jar[=options]} the same
+     * jar by its absolute path (the snippet runs in a directory of its own).
+     *
+     * @throws IOException if that jar is not built ({@code ./mvnw verify} packages numaloom-agent before this module)
+     */
+    static String agentArgument(String arg) throws IOException {
+        if (!arg.startsWith(AGENT_PREFIX)) {
+            return arg;
+        }
+        String path = arg.substring("-javaagent:".length());
+        int options = path.indexOf('=');
+        Path jar = readme().getParent().resolve(options < 0 ? path : path.substring(0, options));
+        if (!Files.isRegularFile(jar)) {
+            throw new IOException(jar + " is not built: ./mvnw -pl numaloom-agent -am package (./mvnw verify builds it first)");
+        }
+        return "-javaagent:" + jar + (options < 0 ? "" : path.substring(options));
+    }
+
     /**
      * Runs {@code main} in a JVM of its own; returns null if it exited with status 0 within {@link #TIMEOUT_SECONDS},
      * and within {@code graceSeconds} of the snippet's return, else why not.
@@ -476,7 +500,9 @@ class ReadmeSnippetsTest {
         Path output = dir.resolve("output.txt");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(s.jvmArgs());
+        for (String arg : s.jvmArgs()) {
+            command.add(agentArgument(arg));
+        }
         command.add("-cp");
         command.add(String.join(File.pathSeparator,
                 Stream.concat(Stream.of(classes), libraries.stream()).map(Path::toString).toList()));
