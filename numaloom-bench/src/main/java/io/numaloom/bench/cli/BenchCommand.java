@@ -93,11 +93,16 @@ final class BenchCommand {
             String jmhJar = null;
             String jmhParam = null;
             String jmhBenchmark = null;
+            String jmhAgent = null;
             List<String> jmhOptions = null;
             for (int i = 0; i < args.length; i++) {
                 if (args[i].equals("--")) { // the rest is JMH's
                     jmhOptions = List.of(java.util.Arrays.copyOfRange(args, i + 1, args.length));
                     break;
+                }
+                if (args[i].equals("--jmh-agent") || args[i].startsWith("--jmh-agent=")) {
+                    jmhAgent = args[i].equals("--jmh-agent") ? "" : args[i].substring("--jmh-agent=".length());
+                    continue;
                 }
                 switch (args[i]) {
                     case "--jmh-jar" -> jmhJar = Main.optionValue(args, ++i, "--jmh-jar");
@@ -170,9 +175,9 @@ final class BenchCommand {
                                 + "values of a @Param of your JMH benchmarks, in rounds");
                     }
                 }
-                jmh = JmhJarBench.JmhArgs.of(jmhJar, jmhParam, jmhBenchmark, jmhOptions == null ? List.of() : jmhOptions);
+                jmh = JmhJarBench.JmhArgs.of(jmhJar, jmhParam, jmhBenchmark, jmhOptions == null ? List.of() : jmhOptions, jmhAgent);
             } else {
-                for (String[] o : new String[][] {{"--jmh-param", jmhParam}, {"--jmh-benchmark", jmhBenchmark},
+                for (String[] o : new String[][] {{"--jmh-param", jmhParam}, {"--jmh-benchmark", jmhBenchmark}, {"--jmh-agent", jmhAgent},
                         {"--", jmhOptions == null ? null : ""}}) {
                     if (o[1] != null) {
                         throw new Main.UsageException(o[0] + " applies to --jmh-jar only");
@@ -546,7 +551,7 @@ final class BenchCommand {
                                         [--virtual] [--platform] [--quick] [--out DIR]
                                         [--resume] [--dry-run]
                        ./numaloom bench --jmh-jar JAR [--jmh-param NAME=V1,V2,...] [--jmh-benchmark REGEX]
-                                        [--precision P] [--rounds N] [--budget TIME] [--seed N] [--out DIR]
+                                        [--jmh-agent[=OPTIONS]] [--precision P] [--rounds N] [--budget TIME] [--seed N] [--out DIR]
                                         [-- JMH options]
 
                 Runs every point (bench x thread count x lock) of a configuration, each in fresh JMH-forked
@@ -628,6 +633,12 @@ final class BenchCommand {
                                  the values its @Param declares (default: lock)
                   --jmh-benchmark REGEX
                                  the benchmarks to run, as JMH selects them (default: all with the @Param)
+                  --jmh-agent[=OPTIONS]
+                                 instead of a @Param's values: each benchmark as it is (stock, the reference)
+                                 against the same with numaloom's agent (agent: -jvmArgsAppend
+                                 -javaagent:numaloom-agent/target/numaloom-agent.jar=OPTIONS in its forks), e.g.
+                                 --jmh-agent=include=com.acme.; the agent's report of each such fork is written
+                                 beside its log (logs/*.agent-report.txt). Does your code gain from VnaLock unchanged?
                   -- OPTIONS     more JMH options for every fork, e.g. -- -wi 3 -i 5 -w 1s -r 1s -t 4
                                  (not -f, -rf, -rff, nor -p for the compared parameter: the route sets them)
                   Without --precision or --rounds: rounds planned to +-5%, at most 30; no budget.

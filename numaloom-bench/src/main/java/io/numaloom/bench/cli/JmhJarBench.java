@@ -39,14 +39,33 @@ final class JmhJarBench {
      * @param values    its values, the reference first, or empty for those its {@code @Param} declares
      * @param benchmark {@code --jmh-benchmark}, or null for every benchmark with the parameter
      * @param options   what follows {@code --}: more JMH options for every fork
+     * @param agent     {@code --jmh-agent[=OPTIONS]}: the agent's options ("" for none), the benchmarks compared with
+     *                  and without numaloom's agent instead of a parameter's values; null without it
      */
-    record JmhArgs(Path jar, String param, List<String> values, String benchmark, List<String> options) {
+    record JmhArgs(Path jar, String param, List<String> values, String benchmark, List<String> options, String agent) {
+        /** The alternatives of {@code --jmh-agent}: the benchmarks as they are (the reference), and through the agent. */
+        static final List<String> AGENT_ALTERNATIVES = List.of("stock", "agent");
+
+        /** Parses the options of the {@code @Param} route; a usage error names the one that is wrong. */
+        static JmhArgs of(String jar, String param, String benchmark, List<String> options) {
+            return of(jar, param, benchmark, options, null);
+        }
+
+        /** Whether the benchmarks are compared with and without the agent. */
+        boolean agentRoute() {
+            return agent != null;
+        }
+
         /** Reserved JMH options: the route sets them itself. */
         private static final List<String> RESERVED = List.of("-f", "-rf", "-rff");
 
         /** Parses the options; a usage error names the one that is wrong. */
-        static JmhArgs of(String jar, String param, String benchmark, List<String> options) {
-            String name = DEFAULT_PARAM;
+        static JmhArgs of(String jar, String param, String benchmark, List<String> options, String agent) {
+            if (agent != null && param != null) {
+                throw new Main.UsageException("--jmh-agent and --jmh-param exclude each other: --jmh-agent compares your "
+                        + "benchmarks with and without numaloom's agent, --jmh-param the values of a @Param");
+            }
+            String name = agent != null ? null : DEFAULT_PARAM;
             List<String> values = List.of();
             if (param != null) {
                 int eq = param.indexOf('=');
@@ -65,13 +84,13 @@ final class JmhJarBench {
                     throw new Main.UsageException("-- " + o + ": the JMH route sets " + String.join(", ", RESERVED)
                             + " itself (one fork per value per round, its JSON result); leave it out");
                 }
-                if (o.equals("-p") && i + 1 < options.size() && options.get(i + 1).startsWith(name + "=")
-                        || o.startsWith("-p" + name + "=")) {
+                if (name != null && (o.equals("-p") && i + 1 < options.size() && options.get(i + 1).startsWith(name + "=")
+                        || o.startsWith("-p" + name + "="))) {
                     throw new Main.UsageException("-- -p " + name + "=...: the compared parameter's values go in --jmh-param "
                             + name + "=V1,V2,...");
                 }
             }
-            return new JmhArgs(Path.of(jar), name, values, benchmark, List.copyOf(options));
+            return new JmhArgs(Path.of(jar), name, agent != null ? AGENT_ALTERNATIVES : values, benchmark, List.copyOf(options), agent);
         }
 
         private static void checkValues(List<String> values, String given) {
@@ -120,6 +139,10 @@ final class JmhJarBench {
             throw new Main.UsageException("--jmh-benchmark: no benchmark of " + a.jar() + " matches '" + a.benchmark()
                     + "'; it has: " + String.join(", ", jar.benchmarks().stream().map(JmhJar.Benchmark::name).distinct().toList()));
         }
+        if (a.agentRoute()) {
+            agentJar(); // a usage error now, not a failed fork per round
+            return new Plan(a, a.values(), a.benchmark(), selected.stream().map(JmhJar.Benchmark::name).distinct().toList());
+        }
         List<JmhJar.Benchmark> withParam = selected.stream().filter(b -> b.params().containsKey(a.param())).toList();
         if (withParam.isEmpty()) {
             throw new Main.UsageException("--jmh-param: no " + (a.benchmark() == null ? "" : "selected ") + "benchmark of "
@@ -146,6 +169,51 @@ final class JmhJarBench {
         return new Plan(a, values, regex, withParam.stream().map(JmhJar.Benchmark::name).toList());
     }
 
+    /** The property that names numaloom's agent jar for {@code --jmh-agent}, where it is not beside the bench. */
+    static final String AGENT_JAR_PROPERTY = "numaloom.agent.jar";
+
+    /**
+     * numaloom's agent jar for {@code --jmh-agent}: {@code -Dnumaloom.agent.jar}, else
+     * {@code numaloom-agent/target/numaloom-agent.jar} of the checkout the bench runs from (which {@code ./numaloom}
+     * builds with the bench).
+     *
+     * @throws Main.UsageException saying how to build it, where there is none
+     */
+    static Path agentJar() {
+        String given = System.getProperty(AGENT_JAR_PROPERTY);
+        if (given != null) {
+            Path jar = Path.of(given).toAbsolutePath();
+            if (!java.nio.file.Files.isRegularFile(jar)) {
+                throw new Main.UsageException("--jmh-agent: -D" + AGENT_JAR_PROPERTY + "=" + given + " is not a file");
+            }
+            return jar;
+        }
+        Path start;
+        try {
+            start = Path.of(JmhJarBench.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toAbsolutePath();
+        } catch (java.net.URISyntaxException | RuntimeException e) {
+            start = Path.of("").toAbsolutePath();
+        }
+        for (Path p = start; p != null; p = p.getParent()) {
+            Path jar = p.resolve("numaloom-agent").resolve("target").resolve("numaloom-agent.jar");
+            if (java.nio.file.Files.isRegularFile(jar)) {
+                return jar;
+            }
+        }
+        throw new Main.UsageException("--jmh-agent: numaloom's agent jar is not built (numaloom-agent/target/numaloom-agent.jar): "
+                + "./mvnw -pl numaloom-agent -am package -DskipTests, or give its path with -D" + AGENT_JAR_PROPERTY + "=JAR");
+    }
+
+    /**
+     * The agent's options for one fork: the user's, then {@code report=FILE} beside the fork's log
+     * ({@code logs/v2-agent-round01.agent-report.txt}), so that every fork through the agent leaves what it swapped.
+     */
+    static String agentOptions(String given, Path log) {
+        String name = log.getFileName().toString();
+        Path report = log.resolveSibling((name.endsWith(".log") ? name.substring(0, name.length() - 4) : name) + ".agent-report.txt");
+        return (given.isEmpty() ? "" : given + ",") + "report=" + report.toAbsolutePath();
+    }
+
     /** One line on the rounds: planned to a precision, or a fixed number; the budget; the seed. */
     static String describe(BenchRunner.Method m) {
         String rounds = Double.isNaN(m.precision())
@@ -165,13 +233,24 @@ final class JmhJarBench {
         Path dir = args.out() != null ? args.out()
                 : resultsRoot.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         ChildProcesses children = new ChildProcesses();
-        JmhJarRun forks = new JmhJarRun(children, a.jar().toAbsolutePath(), plan.regex(), a.param(), a.options(),
-                notice -> err.println("numaloom bench: " + notice));
+        Path agentJar = a.agentRoute() ? agentJar() : null;
+        JmhJarRun forks = a.agentRoute()
+                ? new JmhJarRun(children, a.jar().toAbsolutePath(), plan.regex(), null,
+                        (value, log) -> value.equals("agent") ? JmhJarRun.agentArgs(agentJar, agentOptions(a.agent(), log)) : List.of(),
+                        a.options(),
+                        notice -> err.println("numaloom bench: " + notice))
+                : new JmhJarRun(children, a.jar().toAbsolutePath(), plan.regex(), a.param(), a.options(),
+                        notice -> err.println("numaloom bench: " + notice));
+        String compared = a.agentRoute() ? "numaloom's agent" : a.param();
         Instant started = Instant.now();
         Map<String, Object> run = new LinkedHashMap<>();
         run.put("command", "./numaloom bench " + String.join(" ", argv));
         run.put("jar", a.jar().toAbsolutePath().toString());
         run.put("param", a.param());
+        if (a.agentRoute()) {
+            run.put("agent", agentJar.toString());
+            run.put("agentOptions", a.agent());
+        }
         run.put("values", plan.values());
         run.put("reference", rounds.reference());
         run.put("twin", rounds.twin());
@@ -185,7 +264,8 @@ final class JmhJarBench {
         run.put("budgetSeconds", method.budget() == null ? null : method.budget().toSeconds());
         run.put("java", JmhJarRun.currentJava());
         run.put("started", started.truncatedTo(ChronoUnit.SECONDS).toString());
-        err.println("numaloom bench: " + plan.values().size() + " values of " + a.param() + " (reference " + rounds.reference()
+        err.println("numaloom bench: " + plan.values().size() + (a.agentRoute() ? " alternatives, without and with " : " values of ")
+                + compared + " (reference " + rounds.reference()
                 + (rounds.twin() == null ? "" : ", twin " + rounds.twin()) + ") over " + plan.benchmarks().size()
                 + " benchmark(s); " + describe(method));
         JmhRounds.Result result;
@@ -243,7 +323,7 @@ final class JmhJarBench {
             return Main.ERROR;
         }
         out.println();
-        out.print(JmhJarReport.text(rounds, result, a.param()));
+        out.print(JmhJarReport.text(rounds, result, a.agentRoute() ? null : a.param()));
         out.println("Results: " + dir + " (" + JmhJarReport.SUMMARY_FILE + ", " + JmhJarReport.ROUNDS_FILE + ", "
                 + JmhJarReport.RUN_FILE + ", logs/)");
         boolean failed = !result.forkFailures().isEmpty() || result.comparisons().isEmpty()

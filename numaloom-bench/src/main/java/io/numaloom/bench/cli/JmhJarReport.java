@@ -103,11 +103,13 @@ public final class JmhJarReport implements Closeable {
      * The console's text: per comparison, each alternative's ratio to the reference with its interval and verdict,
      * the rounds and the stop; then the failed forks and the A/A control's line.
      */
-    public static String text(JmhRounds rounds, JmhRounds.Result result, String param) {
+    public static String text(JmhRounds rounds, JmhRounds.Result result, String param) { // param null: the agent route
         StringBuilder sb = new StringBuilder();
         String reference = rounds.reference();
-        sb.append(String.format(Locale.ROOT, "Ratio to %s=%s over interleaved rounds, 95%% interval; above 1 is faster "
-                + "(for avgt, sample and ss: the time's inverse, time of %s / time)%n", param, reference, reference));
+        sb.append(String.format(Locale.ROOT, "Ratio to %s over interleaved rounds, 95%% interval; above 1 is faster "
+                + "(for avgt, sample and ss: the time's inverse, time of %s / time)%n",
+                param == null ? reference + " (the benchmarks without numaloom's agent; agent: with it)" : param + "=" + reference,
+                reference));
         int width = rounds.alternatives().keySet().stream().mapToInt(String::length).max().orElse(8);
         for (Comparison c : result.comparisons()) {
             sb.append(String.format(Locale.ROOT, "%s%s: %d rounds, stop: %s%n", c.key().label(),

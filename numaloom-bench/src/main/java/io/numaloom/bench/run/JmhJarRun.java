@@ -97,7 +97,8 @@ public final class JmhJarRun {
     }
 
     /**
-     * The primary scores of a JMH JSON result ({@code -rf json}), each keyed without the parameter {@code param}.
+     * The primary scores of a JMH JSON result ({@code -rf json}), each keyed without the parameter {@code param} (null:
+     * with all its parameters).
      *
      * @throws IOException if it is not JMH's JSON (an array of results with a benchmark, a mode and a primary metric)
      */
@@ -116,7 +117,9 @@ public final class JmhJarRun {
             }
             Map<String, String> params = new TreeMap<>();
             result.path("params").properties().forEach(e -> params.put(e.getKey(), e.getValue().asText()));
-            params.remove(param);
+            if (param != null) {
+                params.remove(param);
+            }
             try {
                 higherIsBetter(mode);
             } catch (IllegalArgumentException e) {
@@ -133,6 +136,16 @@ public final class JmhJarRun {
      */
     public static List<String> command(String java, List<String> jvmArgs, Path jar, String regex, String param, String value,
                                        Path json, List<String> options) {
+        return command(java, jvmArgs, jar, regex, paramArgs(param, value), json, options);
+    }
+
+    /**
+     * The child's command line: {@code java [jvmArgs] -jar JAR REGEX [alternative] -f 1 -rf json -rff FILE [options]},
+     * where {@code alternative} is what makes this alternative: {@code -p NAME=V} ({@link #paramArgs}) or the agent
+     * ({@link #agentArgs}).
+     */
+    public static List<String> command(String java, List<String> jvmArgs, Path jar, String regex, List<String> alternative,
+                                       Path json, List<String> options) {
         List<String> cmd = new ArrayList<>();
         cmd.add(java);
         cmd.addAll(jvmArgs);
@@ -140,9 +153,23 @@ public final class JmhJarRun {
         if (regex != null) {
             cmd.add(regex);
         }
-        cmd.addAll(List.of("-p", param + "=" + value, "-f", "1", "-rf", "json", "-rff", json.toString()));
+        cmd.addAll(alternative);
+        cmd.addAll(List.of("-f", "1", "-rf", "json", "-rff", json.toString()));
         cmd.addAll(options);
         return cmd;
+    }
+
+    /** JMH's options for the value {@code value} of the {@code @Param} {@code param}. */
+    public static List<String> paramArgs(String param, String value) {
+        return List.of("-p", param + "=" + value);
+    }
+
+    /**
+     * JMH's options that start the measured JVM with numaloom's agent: {@code -jvmArgsAppend
+     * -javaagent:JAR[=options]} (appended to what JMH passes on, so the user's {@code -jvmArgs} stay).
+     */
+    public static List<String> agentArgs(Path agentJar, String agentOptions) {
+        return List.of("-jvmArgsAppend", "-javaagent:" + agentJar + (agentOptions.isEmpty() ? "" : "=" + agentOptions));
     }
 
     /** The {@code java} of the JVM that runs the bench. */
@@ -167,6 +194,7 @@ public final class JmhJarRun {
     private final Path jar;
     private final String regex;
     private final String param;
+    private final java.util.function.BiFunction<String, Path, List<String>> alternatives;
     private final List<String> options;
 
     /**
@@ -179,11 +207,24 @@ public final class JmhJarRun {
      */
     public JmhJarRun(ChildProcesses children, Path jar, String regex, String param, List<String> options,
                      java.util.function.Consumer<String> notices) {
+        this(children, jar, regex, param, (value, log) -> paramArgs(param, value), options, notices);
+    }
+
+    /**
+     * @param param        the compared {@code @Param}, left out of the scores' keys; null where the alternatives are
+     *                     not values of a parameter (the agent against none)
+     * @param alternatives the JMH options that make a value's fork ({@link #paramArgs}, {@link #agentArgs}), given the
+     *                     value and the fork's log
+     */
+    public JmhJarRun(ChildProcesses children, Path jar, String regex, String param,
+                     java.util.function.BiFunction<String, Path, List<String>> alternatives, List<String> options,
+                     java.util.function.Consumer<String> notices) {
         this.children = children;
         this.notices = notices;
         this.jar = jar;
         this.regex = regex;
         this.param = param;
+        this.alternatives = alternatives;
         this.options = List.copyOf(options);
     }
 
@@ -233,7 +274,7 @@ public final class JmhJarRun {
         if (System.getProperty("jmh.ignoreLock") != null) {
             jvmArgs.add("-Djmh.ignoreLock=" + System.getProperty("jmh.ignoreLock"));
         }
-        ProcessBuilder builder = new ProcessBuilder(command(currentJava(), jvmArgs, jar, regex, param, value, json, options))
+        ProcessBuilder builder = new ProcessBuilder(command(currentJava(), jvmArgs, jar, regex, alternatives.apply(value, log), json, options))
                 .redirectErrorStream(true).redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(nullFile()));
         Process p = children.start(builder);
         try {

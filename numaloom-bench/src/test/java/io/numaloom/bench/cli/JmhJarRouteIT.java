@@ -114,6 +114,33 @@ class JmhJarRouteIT {
         }
     }
 
+    /** {@code --jmh-agent}: the benchmarks as they are against the same through numaloom's agent, with the A/A control. */
+    @Test
+    void theAgentRouteComparesTheBenchmarksWithAndWithoutTheAgent(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("run");
+        List<String> a = new java.util.ArrayList<>(List.of("--jmh-jar", jar.toString(), "--jmh-agent=include=com.acme.",
+                "--jmh-benchmark", "Plain", "--rounds", "2", "--seed", "7", "--out", out.toString()));
+        a.addAll(List.of(SHORT));
+        MainTest.Result r = bench(dir, a.toArray(String[]::new));
+        assertEquals(0, r.status(), r.out() + r.err());
+        assertTrue(r.out().contains("Ratio to stock (the benchmarks without numaloom's agent; agent: with it)"), r.out());
+        assertTrue(r.out().matches("(?s).*\\n  agent +\\d+\\.\\d\\dx \\[\\d+\\.\\d\\d, \\d+\\.\\d\\d\\]  (faster|slower|tied)\\n.*"), r.out());
+        assertTrue(r.out().matches("(?s).*\\n  stock_TWIN +\\d+\\.\\d\\dx .*\\(A/A control\\)\\n.*"), r.out());
+        JsonNode run = new ObjectMapper().readTree(out.resolve("run.json").toFile());
+        assertTrue(run.path("agent").asText().endsWith("numaloom-agent.jar"), run.toString());
+        // The agent's report of each fork through it, beside the fork's log; none for the others.
+        try (var files = Files.list(out.resolve("logs"))) {
+            List<Path> all = files.toList();
+            List<Path> reports = all.stream().filter(p -> p.getFileName().toString().endsWith(".agent-report.txt")).toList();
+            assertEquals(2, reports.size(), "one per round's fork through the agent: " + all);
+            for (Path report : reports) {
+                assertTrue(report.getFileName().toString().contains("-agent-round"), report.toString());
+                String text = Files.readString(report);
+                assertTrue(text.contains("swapped com.acme.Plain.<init>"), report + ":\n" + text);
+            }
+        }
+    }
+
     @Test
     void aValueWhoseBenchmarksFailFailsItsComparisonsAndTheRunGoesOn(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("run");

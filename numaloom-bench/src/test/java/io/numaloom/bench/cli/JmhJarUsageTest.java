@@ -60,6 +60,8 @@ class JmhJarUsageTest {
         usageError("-- -p lock=...: the compared parameter's values go in --jmh-param", "--jmh-jar", j, "--", "-p", "lock=A");
         usageError("--jmh-param applies to --jmh-jar only", "--jmh-param", "lock=A,B");
         usageError("--jmh-benchmark applies to --jmh-jar only", "--jmh-benchmark", "x");
+        usageError("--jmh-agent applies to --jmh-jar only", "--jmh-agent=include=com.acme.");
+        usageError("--jmh-agent and --jmh-param exclude each other", "--jmh-jar", j, "--jmh-agent", "--jmh-param", "lock=A,B");
         usageError("-- applies to --jmh-jar only", "--", "-wi", "1");
         usageError("--jmh-jar and --config exclude each other", "--jmh-jar", j, "--config", "x.json");
         usageError("--jmh-jar and --quick exclude each other", "--jmh-jar", j, "--quick");

@@ -31,7 +31,8 @@ final class JmhTestJar {
 
     /**
      * Two benchmarks with a {@code @Param lock} of {@code FAST} and {@code SLOW} (SLOW burns ten times the CPU per
-     * operation; BOOM fails in its setup), one in throughput and one in average time, and a third without the parameter.
+     * operation; BOOM fails in its setup), one in throughput and one in average time, and a third without the parameter,
+     * whose operation takes an unfair {@code ReentrantLock} (what {@code --jmh-agent} swaps).
      */
     static final String SOURCE = """
             package com.acme;
@@ -78,14 +79,21 @@ final class JmhTestJar {
             package com.acme;
 
             import org.openjdk.jmh.annotations.*;
+            import java.util.concurrent.locks.ReentrantLock;
 
-            @State(Scope.Thread)
+            @State(Scope.Benchmark)
             public class Plain {
+                private final ReentrantLock lock = new ReentrantLock();
                 private int x;
 
                 @Benchmark
                 public int plain() {
-                    return ++x;
+                    lock.lock();
+                    try {
+                        return ++x;
+                    } finally {
+                        lock.unlock();
+                    }
                 }
             }
             """;
