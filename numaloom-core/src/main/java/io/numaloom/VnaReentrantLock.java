@@ -320,7 +320,7 @@ public class VnaReentrantLock extends ReentrantLock {
      * The serialized form.
      *
      * @param name the lock's name, or null
-     * @param fair whether it was made fair ({@link #VnaReentrantLock(boolean)})
+     * @param fair whether it was made fair ({@link VnaReentrantLock#VnaReentrantLock(boolean)})
      */
     private record Unlocked(String name, boolean fair) implements Serializable {
         @Serial
