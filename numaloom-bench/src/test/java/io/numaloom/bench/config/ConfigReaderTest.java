@@ -150,7 +150,7 @@ class ConfigReaderTest {
                 { "benches": [ { "name": "consumeCPU", "payload": { "locks": [ { "name": "VNA" } ] } } ] }
                 """);
         assertEquals(List.of("benches[0].name: unknown workload 'consumeCPU' (did you mean 'consumeCpu'?); known: consumeCpu, matrix, textStats, "
-                + "randBash, contend, sync, keyed, lockRate, falseSharing, queue, cache, server, runnable"), p);
+                + "randBash, contend, sync, keyed, lockRate, falseSharing, queue, cache, server, logback, pool, h2, runnable"), p);
     }
 
     @Test
