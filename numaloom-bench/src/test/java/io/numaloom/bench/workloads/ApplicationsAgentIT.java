@@ -60,10 +60,9 @@ class ApplicationsAgentIT {
     }
 
     /** The agent on, but told to touch nothing of the library: the round refuses to pass for a measurement of it. */
-    @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {"logback | \"actionsCount\": 400,", "pool | \"actionsCount\": 400,", "h2 | \"actionsCount\": 200,"})
-    void aRunInWhichTheAgentSwappedNothingFails(String workload, String fields, @TempDir Path dir) throws Exception {
-        Run run = run(workload, fields, "include=org.example.nothing.", dir);
+    @org.junit.jupiter.api.Test
+    void aRunInWhichTheAgentSwappedNothingFails(@TempDir Path dir) throws Exception {
+        Run run = run("pool", "\"actionsCount\": 400,", "include=org.example.nothing.", dir);
         assertTrue(run.status() != 0, run.output());
         assertTrue(run.output().contains("the agent swapped nothing there"), run.output());
     }
