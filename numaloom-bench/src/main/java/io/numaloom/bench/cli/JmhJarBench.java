@@ -104,8 +104,8 @@ final class JmhJarBench {
         }
     }
 
-    /** What the checked jar and options say to run. */
-    record Plan(JmhArgs args, List<String> values, String regex, List<String> benchmarks) {}
+    /** What the checked jar and options say to run; {@code agentJar}: numaloom's agent, on the agent route only. */
+    record Plan(JmhArgs args, List<String> values, String regex, List<String> benchmarks, Path agentJar) {}
 
     private final PrintStream out;
     private final PrintStream err;
@@ -140,8 +140,9 @@ final class JmhJarBench {
                     + "'; it has: " + String.join(", ", jar.benchmarks().stream().map(JmhJar.Benchmark::name).distinct().toList()));
         }
         if (a.agentRoute()) {
-            agentJar(); // a usage error now, not a failed fork per round
-            return new Plan(a, a.values(), a.benchmark(), selected.stream().map(JmhJar.Benchmark::name).distinct().toList());
+            // found now, so that a missing jar is a usage error and not a failed fork per round
+            return new Plan(a, a.values(), a.benchmark(), selected.stream().map(JmhJar.Benchmark::name).distinct().toList(),
+                    agentJar());
         }
         List<JmhJar.Benchmark> withParam = selected.stream().filter(b -> b.params().containsKey(a.param())).toList();
         if (withParam.isEmpty()) {
@@ -166,7 +167,7 @@ final class JmhJarBench {
             err.println("numaloom bench: left out, without a @Param '" + a.param() + "': " + String.join(", ", without));
             regex = "^(" + String.join("|", withParam.stream().map(b -> Pattern.quote(b.name())).toList()) + ")$";
         }
-        return new Plan(a, values, regex, withParam.stream().map(JmhJar.Benchmark::name).toList());
+        return new Plan(a, values, regex, withParam.stream().map(JmhJar.Benchmark::name).toList(), null);
     }
 
     /** The property that names numaloom's agent jar for {@code --jmh-agent}, where it is not beside the bench. */
@@ -233,7 +234,7 @@ final class JmhJarBench {
         Path dir = args.out() != null ? args.out()
                 : resultsRoot.resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         ChildProcesses children = new ChildProcesses();
-        Path agentJar = a.agentRoute() ? agentJar() : null;
+        Path agentJar = plan.agentJar();
         JmhJarRun forks = a.agentRoute()
                 ? new JmhJarRun(children, a.jar().toAbsolutePath(), plan.regex(), null,
                         (value, log) -> value.equals("agent") ? JmhJarRun.agentArgs(agentJar, agentOptions(a.agent(), log)) : List.of(),
