@@ -315,6 +315,7 @@ final class JmhJarBench {
             run.put("finished", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
             run.put("rounds", result.rounds());
             report.runFile(run);
+            report.html(rounds, result, run, a.agentRoute() ? null : a.param());
         } catch (IOException | java.io.UncheckedIOException e) {
             err.println("numaloom bench: " + e);
             return Main.ERROR;
@@ -325,7 +326,7 @@ final class JmhJarBench {
         }
         out.println();
         out.print(JmhJarReport.text(rounds, result, a.agentRoute() ? null : a.param()));
-        out.println("Results: " + dir + " (" + JmhJarReport.SUMMARY_FILE + ", " + JmhJarReport.ROUNDS_FILE + ", "
+        out.println("Results: " + dir + " (" + JmhJarReport.HTML_FILE + ", " + JmhJarReport.SUMMARY_FILE + ", " + JmhJarReport.ROUNDS_FILE + ", "
                 + JmhJarReport.RUN_FILE + ", logs/)");
         boolean failed = !result.forkFailures().isEmpty() || result.comparisons().isEmpty()
                 || result.comparisons().stream().anyMatch(c -> !c.failures().isEmpty());

@@ -2,6 +2,8 @@ package io.numaloom.bench.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.numaloom.bench.report.Summary;
+import io.numaloom.bench.result.PairedRatio;
 import io.numaloom.bench.result.PairedRatio.Estimate;
 import io.numaloom.bench.result.PairedRatio.Verdict;
 import io.numaloom.bench.run.JmhJarRun;
@@ -13,7 +15,9 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -33,6 +37,7 @@ public final class JmhJarReport implements Closeable {
     public static final String ROUNDS_FILE = "rounds.csv";
     public static final String SUMMARY_FILE = "summary.csv";
     public static final String RUN_FILE = "run.json";
+    public static final String HTML_FILE = "index.html";
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -89,6 +94,79 @@ public final class JmhJarReport implements Closeable {
         JSON.writeValue(dir.resolve(RUN_FILE).toFile(), new LinkedHashMap<>(run));
     }
 
+    /**
+     * One alternative over every comparison it has a ratio in: the geometric mean of those ratios with its interval
+     * ({@link PairedRatio#geometricMean}) and how many were judged faster, slower and tied, and how many failed.
+     */
+    public record Overall(String name, Estimate mean, int faster, int slower, int tied, int noVerdict, int failed) {
+        /** "agent: 1.01x [0.97, 1.06] in geometric mean over 2 comparisons; faster at 0, slower at 0, tied at 2". */
+        public String text() {
+            int n = faster + slower + tied + noVerdict;
+            StringBuilder sb = new StringBuilder(name).append(": ");
+            if (n == 0) {
+                sb.append("no ratio");
+            } else {
+                sb.append(mean.format()).append(n == 1 ? " over 1 comparison" : " in geometric mean over " + n + " comparisons")
+                        .append("; faster at ").append(faster).append(", slower at ").append(slower).append(", tied at ").append(tied);
+                if (noVerdict > 0) {
+                    sb.append(", no verdict at ").append(noVerdict);
+                }
+            }
+            return failed > 0 ? sb.append("; failed at ").append(failed).toString() : sb.toString();
+        }
+    }
+
+    /** The {@link Overall} of every alternative but the reference and the twin (the A/A control has its own line). */
+    public static List<Overall> overall(JmhRounds rounds, JmhRounds.Result result) {
+        List<Overall> lines = new ArrayList<>();
+        for (String name : rounds.alternatives().keySet()) {
+            if (name.equals(rounds.reference()) || name.equals(rounds.twin())) {
+                continue;
+            }
+            List<Estimate> estimates = new ArrayList<>();
+            int[] counts = new int[Verdict.values().length];
+            int failed = 0;
+            for (Comparison c : result.comparisons()) {
+                Estimate e = c.estimates().get(name);
+                if (e == null) {
+                    failed++;
+                } else {
+                    estimates.add(e);
+                    counts[e.verdict().ordinal()]++;
+                }
+            }
+            lines.add(new Overall(name, PairedRatio.geometricMean(estimates), counts[Verdict.FASTER.ordinal()],
+                    counts[Verdict.SLOWER.ordinal()], counts[Verdict.TIED.ordinal()], counts[Verdict.UNKNOWN.ordinal()], failed));
+        }
+        return lines;
+    }
+
+    /**
+     * The precision reached, as the built-in bench states it: the half-widths of every ratio's interval (the twin's
+     * included: the rounds were planned for it too) and how the comparisons stopped.
+     */
+    public static Summary.Precision precision(JmhRounds.Result result) {
+        List<Double> widths = new ArrayList<>();
+        int without = 0;
+        List<String> stops = new ArrayList<>();
+        for (Comparison c : result.comparisons()) {
+            for (Estimate e : c.estimates().values()) {
+                if (e.rounds() >= 2 && Double.isFinite(e.halfWidth())) {
+                    widths.add(e.halfWidth());
+                } else {
+                    without++;
+                }
+            }
+            stops.add(c.stop());
+        }
+        return new Summary.Precision(widths.stream().sorted().toList(), without, stops);
+    }
+
+    /** Writes {@code index.html} ({@link JmhJarHtml}). */
+    public void html(JmhRounds rounds, JmhRounds.Result result, Map<String, Object> run, String param) throws IOException {
+        Files.writeString(dir.resolve(HTML_FILE), JmhJarHtml.render(rounds, result, run, param));
+    }
+
     /** {@code faster}, {@code slower}, {@code tied}, or {@code no verdict} (one round). */
     public static String verdictWord(Verdict v) {
         return switch (v) {
@@ -126,6 +204,11 @@ public final class JmhJarReport implements Closeable {
         }
         if (result.comparisons().isEmpty()) {
             sb.append("No benchmark gave a score in any round.").append(System.lineSeparator());
+        } else {
+            for (Overall o : overall(rounds, result)) {
+                sb.append(o.text()).append(System.lineSeparator());
+            }
+            sb.append(capitalized(precision(result).text("comparisons"))).append(System.lineSeparator());
         }
         for (Map.Entry<String, String> f : result.forkFailures().entrySet()) {
             sb.append("Failed fork: ").append(f.getValue()).append(System.lineSeparator());
@@ -139,6 +222,10 @@ public final class JmhJarReport implements Closeable {
     @Override
     public void close() throws IOException {
         rounds.close();
+    }
+
+    static String capitalized(String s) {
+        return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
     }
 
     private static String num(double v) {

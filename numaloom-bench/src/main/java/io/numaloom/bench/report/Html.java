@@ -7,11 +7,15 @@ import io.numaloom.bench.result.PointResult;
 
 import java.util.List;
 
-/** Renders {@code index.html}: one self-contained page (inline CSS, plots as relative images). */
-final class Html {
+/**
+ * Renders {@code index.html}: one self-contained page (inline CSS, plots as relative images). Its style sheet and
+ * escaping are public for the JMH route's page, which is drawn from that route's rounds (outside this package).
+ */
+public final class Html {
     private Html() {}
 
-    private static final String CSS = """
+    /** The pages' style sheet. */
+    public static final String CSS = """
             body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2em auto;max-width:1200px;
                  padding:0 1em;color:#222;line-height:1.45}
             h1{margin-bottom:.2em} h2{margin-top:2em;border-bottom:1px solid #ddd;padding-bottom:.2em}
@@ -463,7 +467,8 @@ final class Html {
         return "<td>" + esc(text) + "</td>";
     }
 
-    static String esc(String s) {
+    /** {@code s} as HTML text or attribute value; the empty string for null. */
+    public static String esc(String s) {
         if (s == null) {
             return "";
         }

@@ -203,6 +203,11 @@ public final class Summary {
          * relative to its ratio ({@link Cell#halfWidth()}); a group is a thread count of a bench.
          */
         public String text() {
+            return text("groups");
+        }
+
+        /** {@link #text()} where what stops is not a group ({@code "comparisons"} of the JMH route). */
+        public String text(String stoppers) {
             StringBuilder sb = new StringBuilder("precision reached: ");
             int n = halfWidths.size();
             if (n == 0) {
@@ -223,7 +228,7 @@ public final class Summary {
                     }
                 }
                 counts.forEach((words, c) -> parts.add(c + " " + words));
-                sb.append("; groups: ").append(String.join(", ", parts));
+                sb.append("; ").append(stoppers).append(": ").append(String.join(", ", parts));
             }
             return sb.toString();
         }

@@ -112,6 +112,11 @@ class JmhJarRouteIT {
         try (var logs = Files.list(out.resolve("logs"))) {
             assertEquals(9, logs.count(), "one JMH log per fork");
         }
+        assertTrue(r.out().matches("(?s).*\\nSLOW: \\d+\\.\\d\\dx \\[.*\\] in geometric mean over 2 comparisons; .*"), r.out());
+        assertTrue(r.out().contains("\nPrecision reached: median ±"), r.out());
+        String html = Files.readString(out.resolve("index.html"));
+        assertTrue(html.contains("<th>FAST_TWIN (A/A control)</th>") && html.contains("com.acme.Spin.spinTime (avgt, size=1)")
+                && html.contains("<svg "), html);
     }
 
     /** {@code --jmh-agent}: the benchmarks as they are against the same through numaloom's agent, with the A/A control. */
