@@ -17,7 +17,7 @@ final class CompareCommand {
     private CompareCommand() {}
 
     static final String HELP = """
-            Usage: ./numaloom compare RESULTS_DIR LOCK OTHER
+            Usage: ./numaloom compare RESULTS_DIR LOCK OTHER [--wait max|p999]
 
             Reads the results of one run (results.json) and prints, at every bench and thread count where both
             locks were measured, the throughput ratio LOCK / OTHER with its 95% interval over the
@@ -28,6 +28,11 @@ final class CompareCommand {
               [ { "name": "UNFAIR_REENTRANT" }, { "name": "VNA" },
                 { "name": "VNA", "label": "VNA-no-poll", "jvmArgs": ["-Dsome.switch=off"] } ]
             run ./numaloom compare results/ablation VNA-no-poll VNA
+
+            --wait max compares instead each round's longest acquire wait of LOCK's fork with
+            OTHER's in the same round (--wait p999: the 99.9th percentile of the round's waits),
+            with the same intervals: below 1, LOCK waits less ("shorter"). For a mechanism kept for
+            the bound on waits rather than for throughput.
             """;
 
     static int run(String[] args, PrintStream out, PrintStream err) {
@@ -35,21 +40,34 @@ final class CompareCommand {
             out.print(HELP);
             return Main.OK;
         }
-        for (String a : args) {
-            if (a.startsWith("-")) {
+        LockComparison.Measure measure = LockComparison.Measure.THROUGHPUT;
+        java.util.List<String> positional = new java.util.ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--wait")) {
+                String v = Main.optionValue(args, ++i, "--wait");
+                measure = switch (v) {
+                    case "max" -> LockComparison.Measure.LONGEST_WAIT;
+                    case "p999" -> LockComparison.Measure.P999_WAIT;
+                    default -> throw new Main.UsageException("--wait takes max or p999, got '" + v + "'");
+                };
+            } else if (a.startsWith("-")) {
                 throw new Main.UsageException("unknown option '" + a + "'");
+            } else {
+                positional.add(a);
             }
         }
-        if (args.length != 3) {
-            throw new Main.UsageException("expected a results directory and two lock names, got " + args.length + " argument"
-                    + (args.length == 1 ? "" : "s"));
+        if (positional.size() != 3) {
+            throw new Main.UsageException("expected a results directory and two lock names, got " + positional.size()
+                    + " argument" + (positional.size() == 1 ? "" : "s"));
         }
+        args = positional.toArray(String[]::new);
         Path dir = Path.of(args[0]);
         if (!Files.isDirectory(dir)) {
             throw new Main.UsageException("no such directory: " + dir);
         }
         try {
-            out.print(LockComparison.read(dir, args[1], args[2]).text());
+            out.print(LockComparison.read(dir, args[1], args[2], measure).text());
             return Main.OK;
         } catch (IllegalArgumentException e) {
             err.println("numaloom compare: " + e.getMessage());

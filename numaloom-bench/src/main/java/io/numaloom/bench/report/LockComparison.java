@@ -21,11 +21,42 @@ import java.util.Map;
  * lock it varies: a mechanism switched off by a JVM flag against the lock as shipped, measured as two locks of the
  * same run (a lock entry's {@code label} and {@code jvmArgs}, {@link io.numaloom.bench.config.LockEntry}).
  *
- * @param lock   the lock whose throughput is the numerator
- * @param other  the lock it is compared with
- * @param points one line per group where both have a measurement, in the order of the run's rows
+ * <p>The same pairing compares waits: each round's longest (or 99.9th-percentile) acquire wait of {@code lock}'s
+ * fork over {@code other}'s in the same round ({@link PointResult#roundLatencyMaxNs}), with the interval over the
+ * rounds ({@link PairedRatio#of}: the rounds were planned on throughput, not on waits, so never Stein's). A mechanism
+ * kept for the time bound rather than for throughput is judged on this.
+ *
+ * @param lock    the lock whose throughput (or wait) is the numerator
+ * @param other   the lock it is compared with
+ * @param points  one line per group where both have a measurement, in the order of the run's rows
+ * @param measure what is compared
  */
-public record LockComparison(String lock, String other, List<Point> points) {
+public record LockComparison(String lock, String other, List<Point> points, Measure measure) {
+
+    /** What the ratio is of. */
+    public enum Measure {
+        /** Operations per ms: above 1, {@code lock} is faster. */
+        THROUGHPUT("throughput"),
+        /** Each round's longest acquire wait: below 1, {@code lock}'s longest waits are shorter. */
+        LONGEST_WAIT("longest acquire wait of each round"),
+        /** Each round's 99.9th percentile of the acquire waits: below 1, shorter. */
+        P999_WAIT("99.9th percentile of the acquire waits of each round");
+
+        private final String words;
+
+        Measure(String words) {
+            this.words = words;
+        }
+
+        boolean isWait() {
+            return this != THROUGHPUT;
+        }
+    }
+
+    /** A comparison of throughputs. */
+    public LockComparison(String lock, String other, List<Point> points) {
+        this(lock, other, points, Measure.THROUGHPUT);
+    }
 
     /**
      * One group's ratio.
@@ -38,10 +69,15 @@ public record LockComparison(String lock, String other, List<Point> points) {
 
     /** Reads {@code results.json} of {@code dir} and compares {@code lock} with {@code other} wherever both ran. */
     public static LockComparison read(Path dir, String lock, String other) throws IOException {
+        return read(dir, lock, other, Measure.THROUGHPUT);
+    }
+
+    /** Reads {@code results.json} of {@code dir} and compares {@code measure} of {@code lock} and {@code other}. */
+    public static LockComparison read(Path dir, String lock, String other, Measure measure) throws IOException {
         if (!Files.exists(dir.resolve(ResultStore.JSON_FILE))) {
             throw new IllegalArgumentException(dir + " has no " + ResultStore.JSON_FILE + ": not a results directory of ./numaloom bench");
         }
-        return of(ResultStore.load(dir), lock, other);
+        return of(ResultStore.load(dir), lock, other, measure);
     }
 
     /**
@@ -51,6 +87,16 @@ public record LockComparison(String lock, String other, List<Point> points) {
      *         (the message lists the locks the rows have)
      */
     public static LockComparison of(List<PointResult> rows, String lock, String other) {
+        return of(rows, lock, other, Measure.THROUGHPUT);
+    }
+
+    /**
+     * Compares {@code measure} of {@code lock} and {@code other} over {@code rows}.
+     *
+     * @throws IllegalArgumentException as {@link #of(List, String, String)}, and for waits where no point of both
+     *         has its rounds' waits (a run before they were recorded, or of a workload that records no latency)
+     */
+    public static LockComparison of(List<PointResult> rows, String lock, String other, Measure measure) {
         if (lock.equals(other)) {
             throw new IllegalArgumentException("compare a lock with another one, not with itself ('" + lock + "')");
         }
@@ -81,14 +127,27 @@ public record LockComparison(String lock, String other, List<Point> points) {
         mine.forEach((group, r) -> {
             PointResult o = theirs.get(group);
             if (o != null) {
-                points.add(new Point(r.bench(), r.threads(), Summary.estimate(r, o)));
+                if (!measure.isWait()) {
+                    points.add(new Point(r.bench(), r.threads(), Summary.estimate(r, o)));
+                } else {
+                    boolean longest = measure == Measure.LONGEST_WAIT;
+                    double[] a = r.roundWaitSeries(longest);
+                    double[] b = o.roundWaitSeries(longest);
+                    if (a != null && b != null) {
+                        points.add(new Point(r.bench(), r.threads(), PairedRatio.of(a, b)));
+                    }
+                }
             }
         });
+        if (points.isEmpty() && measure.isWait() && !mine.isEmpty() && !theirs.isEmpty()) {
+            throw new IllegalArgumentException("no point of " + lock + " and " + other + " has its rounds' waits: the run "
+                    + "recorded none (a run written before they were recorded, or a workload without latency)");
+        }
         if (points.isEmpty()) {
             throw new IllegalArgumentException(lock + " and " + other + " were never measured at the same bench and thread "
                     + "count in one session of this run, so nothing pairs them");
         }
-        return new LockComparison(lock, other, List.copyOf(points));
+        return new LockComparison(lock, other, List.copyOf(points), measure);
     }
 
     /** The geometric mean of the points' ratios with its interval; none if a point has no interval. */
@@ -105,8 +164,9 @@ public record LockComparison(String lock, String other, List<Point> points) {
     public String text() {
         StringBuilder sb = new StringBuilder();
         String nl = System.lineSeparator();
-        sb.append(lock).append(" / ").append(other).append(": throughput ratio per point, 95% interval over the rounds "
-                + "(paired by round)").append(nl);
+        sb.append(lock).append(" / ").append(other).append(": ").append(measure.words)
+                .append(measure.isWait() ? ", ratio" : " ratio").append(" per point, 95% interval over the rounds (paired by round)").append(measure.isWait() ? "; below 1: " + lock + " waits less" : "")
+                .append(nl);
         int width = Math.max(5, points.stream().mapToInt(p -> p.bench().length()).max().orElse(5));
         sb.append(String.format(Locale.ROOT, "  %-" + width + "s %7s  %-32s %-7s %s%n", "bench", "threads", "ratio [95% interval]",
                 "verdict", "rounds"));
@@ -116,19 +176,21 @@ public record LockComparison(String lock, String other, List<Point> points) {
                     e.format(), verdictWord(e), e.rounds()));
         }
         PairedRatio.Estimate g = geometricMean();
-        sb.append(String.format(Locale.ROOT, "Geometric mean over %d point%s: %s (%s). Faster at %d, slower at %d, tied at %d.%n",
+        String above = measure.isWait() ? "longer" : "faster";
+        String below = measure.isWait() ? "shorter" : "slower";
+        sb.append(String.format(Locale.ROOT, "Geometric mean over %d point%s: %s (%s). %s at %d, %s at %d, tied at %d.%n",
                 points.size(), points.size() == 1 ? "" : "s", g.format(),
-                verdictWord(g), count(PairedRatio.Verdict.FASTER), count(PairedRatio.Verdict.SLOWER),
-                count(PairedRatio.Verdict.TIED)));
-        sb.append("A ratio is faster or slower only where its interval excludes 1; a point measured in one round has no "
+                verdictWord(g), Character.toUpperCase(above.charAt(0)) + above.substring(1), count(PairedRatio.Verdict.FASTER),
+                below, count(PairedRatio.Verdict.SLOWER), count(PairedRatio.Verdict.TIED)));
+        sb.append("A ratio is " + above + " or " + below + " only where its interval excludes 1; a point measured in one round has no "
                 + "interval and no verdict.").append(nl);
         return sb.toString();
     }
 
-    private static String verdictWord(PairedRatio.Estimate e) {
+    private String verdictWord(PairedRatio.Estimate e) {
         return switch (e.verdict()) {
-            case FASTER -> "faster";
-            case SLOWER -> "slower";
+            case FASTER -> measure.isWait() ? "longer" : "faster";
+            case SLOWER -> measure.isWait() ? "shorter" : "slower";
             case TIED -> "tied";
             default -> "-";
         };

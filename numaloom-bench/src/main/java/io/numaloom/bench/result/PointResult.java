@@ -98,6 +98,11 @@ import java.util.List;
  * @param roundsStop           why the group stopped adding rounds ({@code precision}, {@code budget},
  *                             {@code max-rounds}, or {@code fixed} where no precision was asked); null without rounds
  * @param pilotRounds          the rounds that planned the group's ({@link PairedRatio#plannedRounds}); null without
+ * @param roundLatencyMaxNs    measured in rounds with latency recorded: each round's longest acquire wait of the
+ *                             point's fork, ns, in round order as {@code roundOpsPerMs} (null where that fork failed or
+ *                             did not run), so that two locks' longest waits pair by round as their throughputs do
+ *                             ({@link io.numaloom.bench.report.LockComparison}); null without rounds or latency
+ * @param roundLatencyP999Ns   the same for the 99.9th percentile of the fork's acquire waits
  */
 @JsonPropertyOrder({"bench", "title", "workload", "lock", "threads", "threadType", "carriers", "remotePenaltyNs",
         "topology", "forks", "rounds", "opsPerRound", "opsPerMs", "opsPerMsCiLow", "opsPerMsCiHigh", "timeMs",
@@ -105,7 +110,8 @@ import java.util.List;
         "latencyMaxNs", "pairedP99Ns", "handoffs", "localHandoffFraction", "foreignAcquisitionFraction", "migrationsPerOp", "slowPathsPerOp", "queuedPerOp", "parksPerOp",
         "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error", "placement", "cpuSource",
         "fingerprint", "startedAt", "seconds", "futileWakeupsPerOp", "signalToLockP50Ns", "signalToLockP99Ns", "session",
-        "ownerChangesPerOp", "gapNs", "handoffGapNs", "reacquireGapNs", "roundOpsPerMs", "roundsStop", "pilotRounds"})
+        "ownerChangesPerOp", "gapNs", "handoffGapNs", "reacquireGapNs", "roundOpsPerMs", "roundsStop", "pilotRounds",
+        "roundLatencyMaxNs", "roundLatencyP999Ns"})
 public record PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
                           int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
                           Double opsPerMs, Double opsPerMsCiLow, Double opsPerMsCiHigh,
@@ -120,7 +126,33 @@ public record PointResult(String bench, String title, String workload, String lo
                           Double foreignAcquisitionFraction, Double migrationsPerOp, Long pairedP99Ns,
                           Double futileWakeupsPerOp, Long signalToLockP50Ns, Long signalToLockP99Ns, Integer session,
                           Double ownerChangesPerOp, Double gapNs, Double handoffGapNs, Double reacquireGapNs,
-                          List<Double> roundOpsPerMs, String roundsStop, Integer pilotRounds) {
+                          List<Double> roundOpsPerMs, String roundsStop, Integer pilotRounds,
+                          List<Long> roundLatencyMaxNs, List<Long> roundLatencyP999Ns) {
+
+    /** A row without its rounds' longest waits. */
+    public PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
+                       int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
+                       Double opsPerMs, Double opsPerMsCiLow, Double opsPerMsCiHigh,
+                       Double timeMs, Double timeMsCiLow, Double timeMsCiHigh,
+                       Double jain, Double minMaxRatio,
+                       Long latencyP50Ns, Long latencyP99Ns, Long latencyP999Ns, Long latencyMaxNs,
+                       Long handoffs, Double localHandoffFraction,
+                       Double slowPathsPerOp, Double queuedPerOp, Double parksPerOp, Double unparksPerOp,
+                       Long reservations, Long yields, Double bytesPerOp, Long retainedBytes,
+                       String status, String error, String placement, String cpuSource,
+                       String fingerprint, String startedAt, double seconds,
+                       Double foreignAcquisitionFraction, Double migrationsPerOp, Long pairedP99Ns,
+                       Double futileWakeupsPerOp, Long signalToLockP50Ns, Long signalToLockP99Ns, Integer session,
+                       Double ownerChangesPerOp, Double gapNs, Double handoffGapNs, Double reacquireGapNs,
+                       List<Double> roundOpsPerMs, String roundsStop, Integer pilotRounds) {
+        this(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs, topology, forks, rounds,
+                opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow, timeMsCiHigh, jain, minMaxRatio,
+                latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction, slowPathsPerOp,
+                queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error,
+                placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction, migrationsPerOp,
+                pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, session, ownerChangesPerOp, gapNs,
+                handoffGapNs, reacquireGapNs, roundOpsPerMs, roundsStop, pilotRounds, null, null);
+    }
 
     /** A row without its session (set by {@link #withSession}) and without the gaps between sections. */
     public PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
@@ -142,7 +174,7 @@ public record PointResult(String bench, String title, String workload, String lo
                 queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error,
                 placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction, migrationsPerOp,
                 pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, null, null, null, null, null,
-                null, null, null);
+                null, null, null, null, null);
     }
 
     /** A row without condition waits. */
@@ -197,7 +229,7 @@ public record PointResult(String bench, String title, String workload, String lo
             "queuedPerOp", "parksPerOp", "unparksPerOp", "reservations", "yields", "bytesPerOp", "retainedBytes", "status", "error",
             "placement", "cpuSource", "fingerprint", "startedAt", "seconds", "futileWakeupsPerOp", "signalToLockP50Ns",
             "signalToLockP99Ns", "session", "ownerChangesPerOp", "gapNs", "handoffGapNs",
-            "reacquireGapNs", "roundOpsPerMs", "roundsStop", "pilotRounds");
+            "reacquireGapNs", "roundOpsPerMs", "roundsStop", "pilotRounds", "roundLatencyMaxNs", "roundLatencyP999Ns");
 
     /** The row's key within its run: {@code bench/lock/threads}. */
     public String key() {
@@ -221,7 +253,8 @@ public record PointResult(String bench, String title, String workload, String lo
                 slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes,
                 status, error, placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction,
                 migrationsPerOp, pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, number,
-                ownerChangesPerOp, gapNs, handoffGapNs, reacquireGapNs, roundOpsPerMs, roundsStop, pilotRounds);
+                ownerChangesPerOp, gapNs, handoffGapNs, reacquireGapNs, roundOpsPerMs, roundsStop, pilotRounds,
+                roundLatencyMaxNs, roundLatencyP999Ns);
     }
 
     /**
@@ -236,7 +269,65 @@ public record PointResult(String bench, String title, String workload, String lo
                 status, error, placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction,
                 migrationsPerOp, pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, session,
                 ownerChangesPerOp, gapNs, handoffGapNs, reacquireGapNs,
-                java.util.Collections.unmodifiableList(new ArrayList<>(roundMeans)), stop, pilot);
+                java.util.Collections.unmodifiableList(new ArrayList<>(roundMeans)), stop, pilot, roundLatencyMaxNs,
+                roundLatencyP999Ns);
+    }
+
+    /**
+     * This row with each round's longest and 99.9th-percentile acquire wait of its fork (null entries where the fork
+     * failed or did not run), in the order of {@link #roundOpsPerMs}.
+     */
+    public PointResult withRoundLatencies(List<Long> maxNs, List<Long> p999Ns) {
+        return new PointResult(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs, topology, forks,
+                rounds, opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow, timeMsCiHigh, jain,
+                minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction,
+                slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes,
+                status, error, placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction,
+                migrationsPerOp, pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, session,
+                ownerChangesPerOp, gapNs, handoffGapNs, reacquireGapNs, roundOpsPerMs, roundsStop, pilotRounds,
+                java.util.Collections.unmodifiableList(new ArrayList<>(maxNs)),
+                java.util.Collections.unmodifiableList(new ArrayList<>(p999Ns)));
+    }
+
+    /** Each round's longest and 99.9th-percentile acquire wait, ns, null for a round without a fork. */
+    public record RoundWaits(List<Long> maxNs, List<Long> p999Ns) {}
+
+    /**
+     * The rounds' waits from the forks' reports of a point measured in rounds: one fork per round, the reports in
+     * round order, each placed at the next round whose mean is known ({@code series}, NaN where the fork failed or
+     * did not run). Null where the reports do not match those rounds one for one, or a report has no latency.
+     */
+    public static RoundWaits roundWaits(List<ForkReport> reports, double[] series) {
+        long known = java.util.Arrays.stream(series).filter(Double::isFinite).count();
+        if (reports.isEmpty() || reports.size() != known) {
+            return null;
+        }
+        List<Long> max = new ArrayList<>();
+        List<Long> p999 = new ArrayList<>();
+        int next = 0;
+        for (double mean : series) {
+            if (!Double.isFinite(mean)) {
+                max.add(null);
+                p999.add(null);
+                continue;
+            }
+            Histogram h = ForkReport.decode(reports.get(next++).latency());
+            if (h == null || h.getTotalCount() == 0) {
+                return null;
+            }
+            max.add(h.getMaxValue());
+            p999.add(h.getValueAtPercentile(99.9));
+        }
+        return new RoundWaits(max, p999);
+    }
+
+    /**
+     * Each round's wait of the kind asked for ({@code true}: the longest, else the 99.9th percentile) as an array
+     * (NaN for a missing round), or null for a row without them.
+     */
+    public double[] roundWaitSeries(boolean longest) {
+        List<Long> series = longest ? roundLatencyMaxNs : roundLatencyP999Ns;
+        return series == null ? null : series.stream().mapToDouble(v -> v == null ? Double.NaN : v).toArray();
     }
 
     /** The row's round means as an array (NaN for a missing round), or null for a row measured without rounds. */
@@ -373,7 +464,13 @@ public record PointResult(String bench, String title, String workload, String lo
                 timeMsCiHigh, jain, minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, pairedP99Ns, handoffs,
                 localHandoffFraction, foreignAcquisitionFraction, migrationsPerOp, slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error, placement, cpuSource, fingerprint, startedAt, seconds,
                 futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, session, ownerChangesPerOp, gapNs, handoffGapNs,
-                reacquireGapNs, roundOpsPerMs == null ? null : roundsCell(roundOpsPerMs), roundsStop, pilotRounds);
+                reacquireGapNs, roundOpsPerMs == null ? null : roundsCell(roundOpsPerMs), roundsStop, pilotRounds,
+                roundLatencyMaxNs == null ? null : roundsCell(asDoubles(roundLatencyMaxNs)),
+                roundLatencyP999Ns == null ? null : roundsCell(asDoubles(roundLatencyP999Ns)));
+    }
+
+    private static List<Double> asDoubles(List<Long> values) {
+        return values.stream().map(v -> v == null ? null : (Double) v.doubleValue()).toList();
     }
 
     /** The round means in one CSV cell: {@code 1234.5;1198.2;;1250}, an empty entry for a missing round. */

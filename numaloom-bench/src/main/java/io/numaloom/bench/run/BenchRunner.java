@@ -594,7 +594,9 @@ public final class BenchRunner {
                 for (double v : plan.series(p.lock())) {
                     series.add(Double.isFinite(v) ? v : null);
                 }
-                rows.add(row.withRounds(series, plan.stop().label(), method.pilot()));
+                PointResult measured = row.withRounds(series, plan.stop().label(), method.pilot());
+                PointResult.RoundWaits waits = f.failure != null ? null : PointResult.roundWaits(f.reports, measured.roundSeries());
+                rows.add(waits == null ? measured : measured.withRoundLatencies(waits.maxNs(), waits.p999Ns()));
             }
             return rows;
         }

@@ -74,6 +74,44 @@ class PointResultTest {
                 "no paired system, no column value");
     }
 
+    /** Each round's fork report gives that round's longest and 99.9th-percentile wait, at the rounds it ran. */
+    @Test
+    void eachRoundsWaitsComeFromItsForkAndAMissingRoundStaysEmpty() throws Exception {
+        ForkReport a = withWaits(1_000, 80_000);
+        ForkReport b = withWaits(2_000, 3_000_000);
+        PointResult.RoundWaits w = PointResult.roundWaits(List.of(a, b), new double[] {10, Double.NaN, 12});
+        assertEquals(3, w.maxNs().size());
+        assertEquals(ForkReport.decode(a.latency()).getMaxValue(), w.maxNs().get(0));
+        assertEquals(null, w.maxNs().get(1), "the round the lock did not run");
+        assertEquals(ForkReport.decode(b.latency()).getMaxValue(), w.maxNs().get(2));
+        assertTrue(w.maxNs().get(2) >= 3_000_000 && w.p999Ns().get(2) < 3_000_000, w.toString());
+        assertEquals(null, PointResult.roundWaits(List.of(a), new double[] {10, 12}), "reports and rounds do not match");
+        assertEquals(null, PointResult.roundWaits(List.of(report()), new double[] {10}), "no latency recorded");
+
+        Point point = BenchRunner.points(ResumeTest.config()).getFirst();
+        PointResult row = PointResult.measured(point, List.of(List.of(10.0)), List.of(a), STARTED, 1)
+                .withRounds(java.util.Arrays.asList(100.0, null, 83.3), "budget", 4)
+                .withRoundLatencies(w.maxNs(), w.p999Ns());
+        List<Object> cells = row.csvCells();
+        assertEquals(PointResult.CSV_HEADER.size(), cells.size());
+        String max = (String) cells.get(PointResult.CSV_HEADER.indexOf("roundLatencyMaxNs"));
+        assertEquals(3, max.split(";", -1).length, max);
+        assertTrue(max.split(";", -1)[1].isEmpty(), max);
+        assertEquals(w.maxNs().get(0).doubleValue(), row.roundWaitSeries(true)[0]);
+        assertTrue(Double.isNaN(row.roundWaitSeries(false)[1]));
+    }
+
+    /** A report whose histogram holds 999 waits of {@code typical} ns and one of {@code longest}. */
+    private static ForkReport withWaits(long typical, long longest) {
+        org.HdrHistogram.Histogram h = new org.HdrHistogram.Histogram(2);
+        for (int i = 0; i < 999; i++) {
+            h.recordValue(typical);
+        }
+        h.recordValue(longest);
+        return new ForkReport(1, 1000, List.of(1.0), List.of(1.0), ForkReport.encode(h), 0, 0, "p", "c",
+                "2 cpus, 1 nodes; test", null, null, null, null, null, null, null, null);
+    }
+
     private static ForkReport paired(org.HdrHistogram.Histogram own, org.HdrHistogram.Histogram paired) {
         return new ForkReport(1, 1000, List.of(1.0), List.of(1.0), ForkReport.encode(own), 0, 0, "p", "c",
                 "2 cpus, 1 nodes; test", null, null, null, null, null, null, null, ForkReport.encode(paired));

@@ -64,8 +64,13 @@ class RoundsRunTest {
                 default -> 1.0;
             };
             double t = 10 / speed / weather * Math.exp(0.01 * random.nextGaussian());
-            ForkReport report = new ForkReport(1, 1000, List.of(1.0), List.of(1.0), null, 0, 0, "p", "c", "2 cpus", null,
-                    null, null, null);
+            // Its longest wait: the fork's number among the point's forks, in µs, so a row's rounds can be told apart.
+            long longest = 1000L * asked.stream().filter(point.key()::equals).count();
+            org.HdrHistogram.Histogram waits = new org.HdrHistogram.Histogram(3);
+            waits.recordValue(10);
+            waits.recordValue(longest);
+            ForkReport report = new ForkReport(1, 1000, List.of(1.0), List.of(1.0), ForkReport.encode(waits), 0, 0, "p",
+                    "c", "2 cpus", null, null, null, null);
             return new Measurement(List.of(List.of(t, t, t)), List.of(report));
         }
     }
@@ -91,6 +96,10 @@ class RoundsRunTest {
                 return a;
             });
             assertEquals(3 * r.roundOpsPerMs().size(), r.rounds(), "every fork's measured iterations count");
+            for (int round = 0; round < r.roundOpsPerMs().size(); round++) {
+                assertEquals(1000.0 * (round + 1), r.roundLatencyMaxNs().get(round), 1000.0 * (round + 1) * 0.002,
+                        r.key() + ": each round's longest wait is its own fork's, in round order");
+            }
         }
         // The groups ran in passes, a round of each in turn: the run begins with a round of x2, then one of x8, then x2.
         assertEquals(Set.of("g/VNA/2", "g/UNFAIR_REENTRANT/2", "g/UNFAIR_REENTRANT_TWIN/2", "g/SYNCHRONIZED/2"),

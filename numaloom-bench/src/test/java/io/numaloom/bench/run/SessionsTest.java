@@ -85,7 +85,7 @@ class SessionsTest {
                 "high/VNA/4", 2, "high/UNFAIR_REENTRANT/4", 2, "sync/SYNCHRONIZED/1", 2, "sync/VNA/1", 2), sessionOf);
         List<String> csv = Files.readAllLines(out.resolve(ResultStore.CSV_FILE));
         assertTrue(csv.getFirst().endsWith(",session,ownerChangesPerOp,gapNs,handoffGapNs,reacquireGapNs,roundOpsPerMs,roundsStop,"
-                + "pilotRounds"), csv.getFirst());
+                + "pilotRounds,roundLatencyMaxNs,roundLatencyP999Ns"), csv.getFirst());
         assertTrue(csv.stream().anyMatch(l -> l.startsWith("high,") && l.contains(",VNA,2,") && l.contains(",1,,,,,")), csv.toString());
         ResumeTest.assertNoDuplicates(out);
 
