@@ -60,18 +60,22 @@ public record BenchConfig(String source, String description, List<BenchDefinitio
             if (payload.path("skip").asBoolean(false) || !payload.has("locks")) {
                 continue;
             }
+            String baseline = io.numaloom.bench.workloads.WorkloadKind.byJsonName(bench.path("name").asText())
+                    .map(io.numaloom.bench.report.Summary::baselineOf).orElse(io.numaloom.bench.report.Summary.BASELINE);
+            String twinName = io.numaloom.bench.report.Summary.twinOf(baseline);
             LockEntry reference = null;
             boolean twin = false;
             for (LockEntry lock : LockEntry.listOf(payload.withArray("locks"))) {
-                if (lock.label().equals(io.numaloom.bench.report.Summary.BASELINE)) {
+                if (lock.label().equals(baseline)) {
                     reference = lock;
                 }
-                twin |= lock.label().equals(io.numaloom.bench.locks.Locks.TWIN);
+                twin |= lock.label().equals(twinName);
             }
             if (reference != null && !twin) {
                 // The twin is the reference measured again: under the reference's own JVM arguments, if it has any.
-                String name = io.numaloom.bench.locks.Locks.TWIN;
-                payload.withArray("locks").add(new LockEntry(name, name, reference.jvmArgs()).toJson());
+                // Unfair ReentrantLock's twin is a lock of its own name; another reference's is a label of it.
+                String lock = twinName.equals(io.numaloom.bench.locks.Locks.TWIN) ? twinName : baseline;
+                payload.withArray("locks").add(new LockEntry(twinName, lock, reference.jvmArgs()).toJson());
                 added = true;
             }
         }

@@ -143,7 +143,7 @@ public final class Recommendation {
         int twinDifferent = 0;
         for (Summary.BenchSummary s : group) {
             for (Summary.LockLine line : s.locks()) {
-                if (line.lock().equals(BestOther.TWIN)) {
+                if (Summary.isTwin(line.lock())) {
                     twin = true; // the reference under another name: not a lock to choose, but the run's A/A control
                     for (Summary.Cell c : line.compared()) {
                         if (c.verdict() != Summary.Verdict.UNKNOWN) {
@@ -329,7 +329,7 @@ public final class Recommendation {
             parts.add(String.join(", ", leftOut) + " (no point in common with the locks above)");
         }
         if (twin) {
-            parts.add(BestOther.TWIN + " (" + Summary.BASELINE + " measured twice: a noise gauge, not a choice)");
+            parts.add(Summary.twinOf(reference) + " (" + reference + " measured twice: a noise gauge, not a choice)");
         }
         Map<String, Set<String>> otherLocks = new LinkedHashMap<>();
         for (Summary.BenchSummary s : summaries) {

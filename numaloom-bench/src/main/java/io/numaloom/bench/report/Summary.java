@@ -246,7 +246,26 @@ public final class Summary {
 
     /** The lock {@code bench}'s others are compared with. */
     public static String baselineOf(BenchDefinition bench) {
-        return bench.kind().isKeyed() ? KEYED_BASELINE : bench.kind().isLayout() ? LAYOUT_BASELINE : BASELINE;
+        return baselineOf(bench.kind());
+    }
+
+    /** The reference of a workload's benches: {@link #KEYED_BASELINE}, {@link #LAYOUT_BASELINE} or {@link #BASELINE}. */
+    public static String baselineOf(io.numaloom.bench.workloads.WorkloadKind kind) {
+        return kind.isKeyed() ? KEYED_BASELINE : kind.isLayout() ? LAYOUT_BASELINE : BASELINE;
+    }
+
+    /**
+     * The name of {@code baseline}'s twin, the reference measured again as one more lock (the run's A/A control):
+     * {@value io.numaloom.bench.locks.Locks#TWIN} for unfair {@code ReentrantLock}, {@code <baseline>_TWIN} for
+     * the others (a label of the reference, {@link io.numaloom.bench.config.BenchConfig#withReferenceTwin}).
+     */
+    public static String twinOf(String baseline) {
+        return baseline.equals(BASELINE) ? io.numaloom.bench.locks.Locks.TWIN : baseline + "_TWIN";
+    }
+
+    /** Whether {@code lock} is the twin of one of the references. */
+    public static boolean isTwin(String lock) {
+        return lock.equals(twinOf(BASELINE)) || lock.equals(twinOf(KEYED_BASELINE)) || lock.equals(twinOf(LAYOUT_BASELINE));
     }
 
     static String nameOf(String baseline) {
@@ -377,7 +396,7 @@ public final class Summary {
     static String verdict(String lock, String baselineName, List<Cell> cells, double geometricMean) {
         List<Cell> compared = cells.stream().filter(c -> !c.spansSessions()).toList();
         List<Cell> across = cells.stream().filter(Cell::spansSessions).toList();
-        StringBuilder sb = new StringBuilder(lock).append(lock.equals(BestOther.TWIN) ? " " + TWIN_NOTE : "")
+        StringBuilder sb = new StringBuilder(lock).append(isTwin(lock) ? " " + TWIN_NOTE : "")
                 .append(": ");
         if (compared.isEmpty()) {
             sb.append("not compared with ").append(baselineName);

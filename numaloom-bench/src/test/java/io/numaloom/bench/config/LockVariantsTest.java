@@ -100,6 +100,18 @@ class LockVariantsTest {
         assertEquals(List.of("VNA", "UR-agent"), onlyVariant.locks(), "a variant of the reference is not the reference");
     }
 
+    @Test
+    void aKeyedBenchGetsTheTwinOfItsOwnReference() throws ConfigException {
+        BenchDefinition b = ConfigReader.parse("""
+                { "benches": [ { "name": "keyed", "id": "k", "payload": { "threads": [2],
+                  "locks": [ { "name": "KEYED_LOCK" }, { "name": "CHM_REENTRANT", "jvmArgs": ["-Dx=1"] } ] } } ] }
+                """, "keyed.json", 2, ConfigReader.lockNames()).withReferenceTwin().benches().getFirst();
+        assertEquals(List.of("KEYED_LOCK", "CHM_REENTRANT", "CHM_REENTRANT_TWIN"), b.locks());
+        assertEquals(new LockEntry("CHM_REENTRANT_TWIN", "CHM_REENTRANT", List.of("-Dx=1")), b.lockEntry("CHM_REENTRANT_TWIN"),
+                "the map measured again under its own arguments, named as the twin");
+        assertTrue(io.numaloom.bench.report.Summary.isTwin("CHM_REENTRANT_TWIN"));
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
             [ { "name": "VNA" }, { "name": "VNA" } ]                                  | benches[0].payload.locks[1].name: lock 'VNA' is listed twice; to measure it again under other JVM arguments, give the second a "label"

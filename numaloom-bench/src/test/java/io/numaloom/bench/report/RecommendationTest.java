@@ -154,6 +154,22 @@ class RecommendationTest {
                 + "SYNCHRONIZED ties it within noise.", r.use());
     }
 
+    /** A keyed run's twin (the map measured again, as the run adds it) is its A/A control, not a choice. */
+    @Test
+    void theTwinOfAKeyedReferenceIsTheRunsAaControl(@TempDir Path dir) throws Exception {
+        List<PointResult> rows = List.of(row("k", "CHM_REENTRANT", 4, 100, 95, 105), row("k", "KEYED_LOCK", 4, 150, 140, 160),
+                row("k", "CHM_REENTRANT_TWIN", 4, 300, 290, 310));
+        resultsFolder(dir, """
+                { "benches": [ { "name": "keyed", "id": "k", "payload": { "threads": [4], "locks": [ { "name": "KEYED_LOCK" },
+                    { "name": "CHM_REENTRANT" }, { "name": "CHM_REENTRANT", "label": "CHM_REENTRANT_TWIN" } ] } } ] }
+                """, rows);
+        Recommendation r = Recommendation.read(dir);
+        assertTrue(r.use().startsWith("Use KEYED_LOCK"), "the twin, three times as fast, is never the choice: " + r.use());
+        String notes = String.join("\n", r.notes());
+        assertTrue(notes.contains("CHM_REENTRANT_TWIN (CHM_REENTRANT measured twice: a noise gauge, not a choice)"), notes);
+        assertTrue(notes.contains("A/A control: the reference's twin judged different at 1 of 1 points"), notes);
+    }
+
     /** Nine locks fit: the block folds the ones past the fourth into one line and stays within its lines. */
     @Test
     void manyLocksStayWithinTheBlocksLines(@TempDir Path dir) throws Exception {
