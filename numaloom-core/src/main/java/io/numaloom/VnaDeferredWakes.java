@@ -65,9 +65,10 @@ package io.numaloom;
  *
  * <p><b>Measured</b> (the verdict method, 2 cores; docs/measurements.md M14): without the one in transit,
  * {@code VnaLock} runs at 0.89 [0.82, 0.96] of itself on the bounded queue at capacity 16 on 32 virtual threads,
- * tied on the platform queues. Without the wake on release, tied at the four queue points measured, 0.69 [0.50,
- * 1.04] at capacity 1 on 4 platform threads: not shown either way yet. The runs before the method are entries 25-27
- * and 38.
+ * tied on the platform queues. The wake on release is not shown to pay: without it, tied on its own points, the
+ * real-world queue on 2 and 8 platform and virtual threads (1.00-1.06, M25), and on three of the four queue points
+ * of M14; at capacity 1 on 4 platform threads 0.62 [0.38, 0.98] (M25), where a variant whose code is the same on
+ * platform threads read 0.69 [0.51, 0.90]. The runs before the method are entries 25-27 and 38.
  */
 final class VnaDeferredWakes {
 

@@ -156,10 +156,11 @@ public class VnaLock extends VnaLockWord implements Lock {
      * A platform thread does not make this check: the kernel preempts a running owner and runs a
      * woken heir within its own time slice, and {@code sched_yield} hands the CPU to any runnable
      * thread, not to the heir (the platform yield measured and not kept: docs/measurements.md,
-     * entry 22). On virtual threads the yield is for the time bound, not for throughput: with the
-     * verdict method it costs 2% of throughput in geometric mean over eight short-section points (1.02
-     * [1.01, 1.04] without it, docs/measurements.md M15), and what it pays, the longest wait, is yet to
-     * be measured with the method (the runs before it: entry 23).
+     * entry 22). On virtual threads the yield is for the time bound, not for throughput: without it
+     * the longest wait of a round is 1.35 [1.14, 1.71], 1.43 [1.24, 1.60] and 2.25 [1.97, 2.73] times
+     * as long, on consumeCpu at 8 and 32 virtual threads and RandBash at 8 (docs/measurements.md M25,
+     * waits paired by round); its cost is 2% of throughput in geometric mean over eight short-section
+     * points (1.02 [1.01, 1.04] without it, M15; tied at M25's three points).
      *
      * <p><b>Unlock and the benign race.</b> {@code unlock} of a lock whose {@code VnaWaiters} is
      * absent, or whose {@code queued} is zero, stores 0 into {@code state} with release semantics:
