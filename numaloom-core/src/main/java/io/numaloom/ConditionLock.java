@@ -34,18 +34,11 @@ abstract class ConditionLock {
     abstract void checkOwner(String action);
 
     /**
-     * Called by the owner for a waiter it has just signalled: reports it as queued for the lock
-     * until it holds the lock again ({@link SignalledWaiters}) and, if {@code wake}, unparks its
-     * thread at the owner's release of the lock instead of now ({@link VnaDeferredWakes}); returns
-     * true, or false if this lock cannot defer it (the caller unparks at once).
+     * Called by the owner for a waiter it has just signalled, before the waiter is woken: reports it
+     * as queued for the lock until it holds the lock again ({@link SignalledWaiters},
+     * {@link VnaConditionWakes}).
      */
-    abstract boolean deferWake(VnaConditionWaiter waiter, boolean wake);
-
-    /**
-     * Called by the owner for a waiter it signalled earlier, with {@code deferWake(waiter, false)}:
-     * unparks its thread at the owner's release of the lock.
-     */
-    abstract void wakeAtRelease(VnaConditionWaiter waiter);
+    abstract void queueSignalled(VnaConditionWaiter waiter);
 
     /** The lock that JFR events name: this one, or the {@link KeyedLock} of a key's lock. */
     Object reportedLock() {

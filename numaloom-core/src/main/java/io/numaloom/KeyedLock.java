@@ -1834,18 +1834,12 @@ public final class KeyedLock<K> {
         }
 
         /**
-         * The key's record that the waiter pinned defers it: the signaller holds the key (its
+         * The key's record that the waiter pinned counts it: the signaller holds the key (its
          * {@link #checkOwner} said so), so that record is the one it holds.
          */
         @Override
-        boolean deferWake(VnaConditionWaiter waiter, boolean wake) {
-            return pinnedRecord(waiter).deferWake(waiter, wake);
-        }
-
-        /** The waiter's record, which it pins until it re-acquires, wakes it. */
-        @Override
-        void wakeAtRelease(VnaConditionWaiter waiter) {
-            pinnedRecord(waiter).wakeAtRelease(waiter);
+        void queueSignalled(VnaConditionWaiter waiter) {
+            pinnedRecord(waiter).queueSignalled(waiter);
         }
 
         /** The key's record that {@code waiter}'s wait pinned ({@link #releaseFully}). */

@@ -18,18 +18,15 @@ import java.util.concurrent.locks.LockSupport;
  * state moves WAITING -> SIGNALLING (by {@code signal}) or WAITING -> CANCELLED (by its own
  * timeout or interrupt); both are CASes, so exactly one wins and a signal is never spent on a
  * waiter that already gave up: {@code signal} keeps removing until a CAS succeeds. The signaller
- * then hands the waiter to the lock ({@link ConditionLock#deferWake}, which counts it as queued)
+ * then hands the waiter to the lock ({@link ConditionLock#queueSignalled}, which counts it as queued)
  * and sets SIGNALLED; a waiter that wakes early (a timeout) in between waits out those few
  * stores of a running signaller without parking, so that it re-acquires knowing what the lock
  * counted. A cancelled
  * waiter may still be linked; it unlinks itself after it has re-acquired the lock. The waiter
- * parks only while its state is WAITING, so an unpark that precedes the park is not lost. A
- * signalled waiter is unparked when the signaller releases the lock, not at the signal
- * ({@link ConditionLock#deferWake}; "Wake on release" in {@link VnaDeferredWakes}): woken earlier, it would
- * find the lock held by its signaller and wait again. At most one signalled waiter of a condition
- * is woken and on its way to the lock ({@code transit}); the others wait their turn, and each is
- * woken by the release that follows the re-acquisition of the one before ("One in transit per
- * condition" in {@link VnaDeferredWakes}). The re-acquisition runs no user code that can fail it
+ * parks only while its state is WAITING, so an unpark that precedes the park is not lost. At most
+ * one signalled waiter of a condition is woken and on its way to the lock ({@code transit}); the
+ * others wait their turn, and each is woken by the re-acquisition of the one before ("One in
+ * transit per condition" in {@link VnaConditionWakes}). The re-acquisition runs no user code that can fail it
  * ({@link ConditionLock#reacquire}): a custom placement's failure is absorbed, a key's methods are
  * not called once the wait has begun, so {@code await} returns holding the lock and the turn always
  * passes on. From the signal until it holds the lock
@@ -49,8 +46,8 @@ final class VnaCondition implements Condition {
     private VnaConditionWaiter first;  // guarded by lock
     private VnaConditionWaiter last;   // guarded by lock
     /**
-     * The signalled waiter that a release has been asked to wake and that does not hold the lock
-     * yet, or null; guarded by lock. At most one at a time (see {@link VnaDeferredWakes}).
+     * The signalled waiter that was woken and does not hold the lock yet, or null; guarded by lock.
+     * At most one at a time (see {@link VnaConditionWakes}).
      */
     private VnaConditionWaiter transit;
     /** Signalled waiters not yet woken, in signal order, linked by {@code wakeNext}; guarded by lock. */
@@ -224,29 +221,26 @@ final class VnaCondition implements Condition {
 
     /**
      * Removes waiters from the head; signals the first that was still waiting, or all of them.
-     * Their threads are unparked when the signaller releases the lock, not now: woken now, a
-     * waiter would only find the lock held by its signaller and wait again.
+     * Each is counted as queued for the lock; the first, if no waiter of this condition is in
+     * transit, is woken and becomes the transit one, the others wait their turn.
      */
     private void wake(boolean all) {
         for (VnaConditionWaiter w; (w = first) != null; ) {
             dequeueFirst(w);
             if (w.signal()) {
-                boolean wakeNow = transit == null; // else it waits its turn (see VnaDeferredWakes)
-                boolean deferred;
                 try {
-                    deferred = lock.deferWake(w, wakeNow);
+                    lock.queueSignalled(w);
                 } catch (RuntimeException | Error e) { // no user code runs here; an Error (no memory to inflate): woken now, not lost
                     w.signalled();
                     w.wake();
                     throw e;
                 }
                 w.signalled();
-                if (!deferred) {
-                    w.wake();
-                } else if (wakeNow) {
+                if (transit == null) {
                     transit = w;
+                    w.wake();
                 } else {
-                    appendUnwoken(w);
+                    appendUnwoken(w); // it waits its turn (see VnaConditionWakes)
                 }
                 if (!all) {
                     return;
@@ -280,7 +274,7 @@ final class VnaCondition implements Condition {
     /**
      * Called by waiter {@code w}'s thread once it holds the lock again: if it was this condition's
      * waiter in transit, the next signalled waiter that still waits for the lock takes its place and
-     * is woken at this thread's release (see {@link VnaDeferredWakes}).
+     * is woken (see {@link VnaConditionWakes}).
      */
     private void reacquired(VnaConditionWaiter w) {
         if (transit != w) {
@@ -295,31 +289,9 @@ final class VnaCondition implements Condition {
             n.wakeNext = null;
             if (n.inTransit) { // else it re-acquired by itself (a timeout or an interrupt after its signal)
                 transit = n;
-                try {
-                    lock.wakeAtRelease(n);
-                } catch (RuntimeException | Error e) { // no user code runs here; should anything throw: woken now, not stranded
-                    n.wake();
-                    throw e;
-                }
+                n.wake();
                 return;
             }
-        }
-    }
-
-    /** Unparks the threads of a stack of deferred waiters, the earliest signalled first. */
-    static void unparkDeferred(VnaConditionWaiter latest) {
-        VnaConditionWaiter earliest = null;
-        while (latest != null) { // reverse
-            VnaConditionWaiter next = latest.wakeNext;
-            latest.wakeNext = earliest;
-            earliest = latest;
-            latest = next;
-        }
-        for (VnaConditionWaiter w = earliest; w != null; ) {
-            VnaConditionWaiter next = w.wakeNext;
-            w.wakeNext = null;
-            w.wake();
-            w = next;
         }
     }
 

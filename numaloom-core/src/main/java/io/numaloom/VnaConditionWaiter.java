@@ -6,8 +6,9 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * A thread waiting on a condition of a {@code VnaLock} or of a {@link KeyedLock} key ({@link VnaCondition}), from its
- * {@code await} until it holds the lock again: the links of the condition's wait queue, of the lock's wake list
- * ({@link VnaDeferredWakes}) and of its signalled waiters ({@link SignalledWaiters}), and the waiter's state.
+ * {@code await} until it holds the lock again: the links of the condition's wait queue, of its signalled waiters not
+ * yet woken ({@link VnaConditionWakes}) and of the lock's signalled waiters ({@link SignalledWaiters}), and the
+ * waiter's state.
  *
  * <p><b>State.</b> {@code WAITING -> SIGNALLING -> SIGNALLED} (a signal) or {@code WAITING -> CANCELLED} (its own
  * timeout or interrupt): both leave {@code WAITING} by a CAS, so exactly one wins and a signal is never spent on a
@@ -24,10 +25,7 @@ final class VnaConditionWaiter {
 
     final Thread thread = Thread.currentThread();
     VnaConditionWaiter next;
-    /**
-     * The next waiter in the lock's stack of waiters to unpark at its release, or in the
-     * condition's list of signalled waiters not yet woken (see {@link VnaDeferredWakes}).
-     */
+    /** The next waiter in the condition's list of signalled waiters not yet woken (see {@link VnaConditionWakes}). */
     VnaConditionWaiter wakeNext;
     int state; // STATE
     /**

@@ -118,8 +118,8 @@ public class VnaLock extends VnaLockWord implements Lock {
      *     recovery from the benign race below, and how it becomes owner or gives up;
      * <li>{@link VnaReservation}: the time bound: reservation, its lapse for {@code tryLock()},
      *     and the fairness bound;
-     * <li>{@link VnaDeferredWakes}: the conditions' wake list, woken at the release, one signalled
-     *     waiter in transit per condition;
+     * <li>{@link VnaConditionWakes}: a signalled condition waiter counted as queued from the
+     *     signal, one signalled waiter in transit per condition;
      * <li>{@link VnaSignalPoll}: a platform condition waiter's poll for its wake-up before it
      *     parks;
      * <li>{@link VnaSeams}: the test seams.
@@ -432,47 +432,17 @@ public class VnaLock extends VnaLockWord implements Lock {
     private void release() {
         owner = null;
         VnaWaiters w = waiters;
-        if (w == null) {
-            releaseUncontended();
-        } else if (w.deferredWakes != null) {
-            releaseAndWake(w);
-        } else if (w.quiet()) {
+        if (w == null || w.quiet()) {
             releaseUncontended();
         } else {
             releaseContended(w);
         }
     }
 
-    /**
-     * A release with condition waiters to wake (see {@link VnaDeferredWakes}): takes them off the
-     * lock while still holding it, releases, then unparks them, in the order they were signalled.
-     */
-    private void releaseAndWake(VnaWaiters w) {
-        VnaConditionWaiter d = w.deferredWakes;
-        w.deferredWakes = null;
-        if (w.quiet()) {
-            releaseUncontended();
-        } else {
-            releaseContended(w);
-        }
-        VnaCondition.unparkDeferred(d);
-    }
-
-    /** Reports a signalled condition waiter as queued, and if {@code wake} unparks it at this lock's next release; called holding it. */
+    /** Reports a signalled condition waiter as queued for this lock (see {@link VnaConditionWakes}); called holding it. */
     @Override
-    boolean deferWake(VnaConditionWaiter waiter, boolean wake) {
-        VnaWaiters w = waitersOrInflate();
-        VnaDeferredWakes.signalled(w, waiter);
-        if (wake) {
-            VnaDeferredWakes.wakeAtRelease(w, waiter);
-        }
-        return true;
-    }
-
-    /** Unparks a signalled condition waiter, reported as queued already, at this lock's next release; called holding it. */
-    @Override
-    void wakeAtRelease(VnaConditionWaiter waiter) {
-        VnaDeferredWakes.wakeAtRelease(waiters, waiter);
+    void queueSignalled(VnaConditionWaiter waiter) {
+        VnaConditionWakes.signalled(waitersOrInflate(), waiter);
     }
 
     @Override
@@ -914,7 +884,7 @@ public class VnaLock extends VnaLockWord implements Lock {
     void reacquire(int saved, VnaConditionWaiter waiter) {
         Thread me = Thread.currentThread();
         waiter.awaitSignalComplete();
-        boolean signalled = waiter.inTransit; // then its signal counted it in queued (see deferWake)
+        boolean signalled = waiter.inTransit; // then its signal counted it in queued (see queueSignalled)
         if (tryAcquireFree()) {
             owner = me;
             if (signalled) {

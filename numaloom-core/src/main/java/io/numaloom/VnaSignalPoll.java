@@ -9,9 +9,9 @@ package io.numaloom;
  * platform thread's wake-up is the kernel's, tens of microseconds when its CPU was idle, where an item moves in under
  * a microsecond. A waiter still polling when its wake-up comes goes on at once. The poll yields rather than spins: a
  * yield gives the CPU to a runnable thread when there is one (the signaller among them) and returns at once when
- * there is none. It waits for the wake-up ({@code VnaConditionWaiter.woken()}), not for the signal: a signalled
- * waiter is woken by the release that frees the lock ({@link VnaDeferredWakes}), so a poller neither tries the lock
- * its signaller still holds nor overtakes a signalled waiter woken before it. Not on virtual threads (their park and
+ * there is none. It waits for the wake-up ({@code VnaConditionWaiter.woken()}), not for the signal: a condition's
+ * signalled waiters are woken one at a time ({@link VnaConditionWakes}), so a poller does not overtake a signalled
+ * waiter woken before it. Not on virtual threads (their park and
  * wake-up do not involve the kernel while a carrier runs) nor on one CPU (as no spin of the lock).
  *
  * <p><b>Paper.</b> Spin-then-block: A. R. Karlin, K. Li, M. S. Manasse and S. Owicki, "Empirical Studies of

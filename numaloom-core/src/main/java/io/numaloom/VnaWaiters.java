@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  * that leaves, by acquiring or giving up, passes the candidacy to its successor
  * ({@link #passCandidacy}). Which candidate competes is {@link VnaSuccession}'s choice. This
  * record also holds the count of waiting threads, the release's hint ({@link #quiet}), the
- * queue of a queued owner, and the conditions' deferred wakes ({@link VnaDeferredWakes}).
+ * queue of a queued owner, and the conditions' signalled waiters ({@link VnaConditionWakes}).
  *
  * <p><b>Properties.</b> FIFO within a queue; NUMA-aware (a queue per node, or socket, or custom
  * placement); one node per thread serves every lock, since a node leaves its queue as soon as
@@ -249,11 +249,6 @@ abstract class VnaWaitersHot extends VnaWaitersPadBefore {
      * {@link VnaWaiters#NOT_SEEN}: the clock of {@link VnaReservation#RESERVATION_GRACE_NANOS}.
      */
     long reservedFreeSince = VnaWaiters.NOT_SEEN;
-    /**
-     * Condition waiters signalled by the owner, to unpark at its release, latest first; null
-     * if none. Written and read by the owner only (see {@link VnaDeferredWakes}).
-     */
-    VnaConditionWaiter deferredWakes;
 }
 
 /** 128 bytes of padding after the hot fields. */

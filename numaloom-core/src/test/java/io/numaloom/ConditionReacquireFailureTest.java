@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * placement} that throws a {@link RuntimeException} or an {@link Error}. {@code await} must return (or
  * throw its own {@link InterruptedException}) holding the lock, as the {@link Condition} contract says,
  * and the next signalled waiter, whose wake-up waits for that re-acquisition (one in transit per
- * condition, {@link VnaDeferredWakes}), must still be woken; nothing may stay counted or pinned.
+ * condition, {@link VnaConditionWakes}), must still be woken; nothing may stay counted or pinned.
  *
  * <p>Each test forces its interleaving through latches and {@link VnaSeams}, not through timing: a
  * waiter that never returns fails the test at its join's bound, which a passing run never waits for.

@@ -438,7 +438,7 @@ class KeyedLockAdversarialTest {
      */
     @Test
     void aSignalsHandOverDoesNotRunTheKeysEquals() throws Exception {
-        Trap trap = Trap.of("deferWake");
+        Trap trap = Trap.of("queueSignalled");
         AtomicReference<Object> ended = new AtomicReference<>();
         Thread waiter = trap.awaitOnce(ended);
         trap.untilWaiting(1);
@@ -457,13 +457,13 @@ class KeyedLockAdversarialTest {
     }
 
     /**
-     * The waiter in transit passes the turn to the next signalled waiter ({@link VnaDeferredWakes}) through
-     * that waiter's pinned record, not by looking the key up: a key whose {@code equals} throws meanwhile
-     * reaches neither of them, and both return holding the key in turn.
+     * The waiter in transit passes the turn to the next signalled waiter ({@link VnaConditionWakes}) without
+     * looking the key up: a key whose {@code equals} throws meanwhile reaches neither of them, and both return
+     * holding the key in turn.
      */
     @Test
     void aTurnsHandOverDoesNotRunTheKeysEquals() throws Exception {
-        Trap trap = Trap.of("wakeAtRelease");
+        Trap trap = Trap.of("reacquired");
         AtomicReference<Object> firstEnded = new AtomicReference<>();
         AtomicReference<Object> secondEnded = new AtomicReference<>();
         Thread first = trap.awaitOnce(firstEnded);

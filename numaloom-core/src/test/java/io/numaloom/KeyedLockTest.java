@@ -1124,9 +1124,9 @@ class KeyedLockTest {
         return got[0];
     }
 
-    /** Wake on release holds for a key's conditions too: the signalled waiter is unparked by the key's release. */
+    /** A key's signalled waiter returns only once its signaller releases the key. */
     @Test
-    void aSignalledWaiterOfAKeyIsWokenAtTheSignallersRelease() throws Exception {
+    void aSignalledWaiterOfAKeyReturnsOnlyOnceItsSignallerReleases() throws Exception {
         KeyedLock<String> locks = new KeyedLock<>();
         KeyedLock<String>.KeyLock view = locks.forKey("k");
         VnaLockTest.assertSignalledWaiterWaitsForRelease(view, view.newCondition());

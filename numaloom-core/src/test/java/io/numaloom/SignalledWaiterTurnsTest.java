@@ -19,8 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The signalled waiters of one condition are woken one at a time, each by the release that follows
- * the re-acquisition of the one before ({@link VnaDeferredWakes}): none may be left asleep. The
+ * The signalled waiters of one condition are woken one at a time, each by the re-acquisition of the
+ * one before ({@link VnaConditionWakes}): none may be left asleep. The
  * turn passes over waiters that re-acquired on their own after their signal (a timeout or an
  * interrupt that came after the signal), which is where a broken hand-over would strand the rest.
  * Random rounds (seeded, so a failure names its seed) mix the await methods, platform and virtual

@@ -38,7 +38,7 @@ class VnaLayeringTest {
     /** Layer 1, in order: each may use the shared state and the mechanisms before it. */
     private static final List<String> MECHANISMS = List.of(
             "VnaPlacement", "VnaNewcomerPoll", "VnaReservation", "VnaSuccession", "VnaHeirWait",
-            "VnaDeferredWakes", "VnaSignalPoll", "VnaCondition");
+            "VnaConditionWakes", "VnaSignalPoll", "VnaCondition");
 
     /** Layer 0: what the mechanisms share; they use nothing above them. */
     private static final List<String> SHARED_STATE = List.of(

@@ -299,18 +299,18 @@ class VnaLockTest {
     }
 
     /**
-     * Wake on release: a signalled waiter is unparked when the signaller releases the lock, not at the signal,
-     * so it does not run only to find the lock held by its signaller and queue for it.
+     * A signalled waiter, woken at the signal, does not return from {@code await} while its signaller still holds
+     * the lock: it competes for the lock as any thread does, and returns once the signaller releases it.
      */
     @Test
-    void aSignalledWaiterIsWokenAtTheSignallersRelease() throws Exception {
+    void aSignalledWaiterReturnsOnlyOnceItsSignallerReleases() throws Exception {
         VnaLock lock = spread(2);
         assertSignalledWaiterWaitsForRelease(lock, lock.newCondition());
     }
 
     /**
      * Holds {@code lock} and signals {@code c} while a virtual thread awaits it; while the signaller still holds the
-     * lock the waiter stays parked on the condition (not queued for the lock), and the release lets it finish.
+     * lock the waiter has not returned, and the release lets it finish.
      */
     static void assertSignalledWaiterWaitsForRelease(java.util.concurrent.locks.Lock lock, Condition c)
             throws Exception {
@@ -332,10 +332,8 @@ class VnaLockTest {
         lock.lock();
         try {
             c.signal();
-            Thread.sleep(50); // time enough for a woken waiter to run and queue for the lock
-            assertEquals(Thread.State.WAITING, t.getState());
-            assertTrue(LockSupport.getBlocker(t) == c, "the waiter left the condition while its signaller held the lock");
-            assertFalse(returned.get());
+            Thread.sleep(50); // time enough for the woken waiter to run and queue for the lock
+            assertFalse(returned.get(), "the waiter returned while its signaller held the lock");
         } finally {
             lock.unlock();
         }

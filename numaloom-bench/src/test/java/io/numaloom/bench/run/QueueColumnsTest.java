@@ -77,8 +77,8 @@ class QueueColumnsTest {
         assertEquals(NEW_COLUMNS, header.subList(session - 3, session),
                 "new columns come after the older ones, before the session (added later still)");
         assertEquals(List.of("ownerChangesPerOp", "gapNs", "handoffGapNs", "reacquireGapNs", "roundOpsPerMs", "roundsStop",
-                "pilotRounds"), header.subList(session + 1, header.size()),
-                "and the handoff timing's after the session, then the rounds' (added later still)");
+                "pilotRounds", "roundLatencyMaxNs", "roundLatencyP999Ns"), header.subList(session + 1, header.size()),
+                "and the handoff timing's after the session, then the rounds', then the rounds' waits (added later still)");
         assertEquals("seconds", header.get(session - 4), "the older columns keep their places");
         String vna = csv.stream().filter(l -> l.startsWith("q,queue,queue,VNA,2,")).findFirst().orElseThrow();
         assertTrue(vna.contains(",0.25," + h.highestEquivalentValue(5_000) + "," + h.highestEquivalentValue(80_000) + ",1,,,,,"), vna);
