@@ -61,13 +61,12 @@ final class CompareCommand {
             throw new Main.UsageException("expected a results directory and two lock names, got " + positional.size()
                     + " argument" + (positional.size() == 1 ? "" : "s"));
         }
-        args = positional.toArray(String[]::new);
-        Path dir = Path.of(args[0]);
+        Path dir = Path.of(positional.get(0));
         if (!Files.isDirectory(dir)) {
             throw new Main.UsageException("no such directory: " + dir);
         }
         try {
-            out.print(LockComparison.read(dir, args[1], args[2], measure).text());
+            out.print(LockComparison.read(dir, positional.get(1), positional.get(2), measure).text());
             return Main.OK;
         } catch (IllegalArgumentException e) {
             err.println("numaloom compare: " + e.getMessage());

@@ -129,31 +129,6 @@ public record PointResult(String bench, String title, String workload, String lo
                           List<Double> roundOpsPerMs, String roundsStop, Integer pilotRounds,
                           List<Long> roundLatencyMaxNs, List<Long> roundLatencyP999Ns) {
 
-    /** A row without its rounds' longest waits. */
-    public PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
-                       int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
-                       Double opsPerMs, Double opsPerMsCiLow, Double opsPerMsCiHigh,
-                       Double timeMs, Double timeMsCiLow, Double timeMsCiHigh,
-                       Double jain, Double minMaxRatio,
-                       Long latencyP50Ns, Long latencyP99Ns, Long latencyP999Ns, Long latencyMaxNs,
-                       Long handoffs, Double localHandoffFraction,
-                       Double slowPathsPerOp, Double queuedPerOp, Double parksPerOp, Double unparksPerOp,
-                       Long reservations, Long yields, Double bytesPerOp, Long retainedBytes,
-                       String status, String error, String placement, String cpuSource,
-                       String fingerprint, String startedAt, double seconds,
-                       Double foreignAcquisitionFraction, Double migrationsPerOp, Long pairedP99Ns,
-                       Double futileWakeupsPerOp, Long signalToLockP50Ns, Long signalToLockP99Ns, Integer session,
-                       Double ownerChangesPerOp, Double gapNs, Double handoffGapNs, Double reacquireGapNs,
-                       List<Double> roundOpsPerMs, String roundsStop, Integer pilotRounds) {
-        this(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs, topology, forks, rounds,
-                opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow, timeMsCiHigh, jain, minMaxRatio,
-                latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction, slowPathsPerOp,
-                queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes, status, error,
-                placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction, migrationsPerOp,
-                pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, session, ownerChangesPerOp, gapNs,
-                handoffGapNs, reacquireGapNs, roundOpsPerMs, roundsStop, pilotRounds, null, null);
-    }
-
     /** A row without its session (set by {@link #withSession}) and without the gaps between sections. */
     public PointResult(String bench, String title, String workload, String lock, int threads, String threadType,
                        int carriers, long remotePenaltyNs, String topology, int forks, int rounds, long opsPerRound,
@@ -247,14 +222,7 @@ public record PointResult(String bench, String title, String workload, String lo
 
     /** This row, measured in session {@code number} of its run. */
     public PointResult withSession(int number) {
-        return new PointResult(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs, topology, forks,
-                rounds, opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow, timeMsCiHigh, jain,
-                minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction,
-                slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes,
-                status, error, placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction,
-                migrationsPerOp, pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, number,
-                ownerChangesPerOp, gapNs, handoffGapNs, reacquireGapNs, roundOpsPerMs, roundsStop, pilotRounds,
-                roundLatencyMaxNs, roundLatencyP999Ns);
+        return withLater(number, roundOpsPerMs, roundsStop, pilotRounds, roundLatencyMaxNs, roundLatencyP999Ns);
     }
 
     /**
@@ -262,15 +230,8 @@ public record PointResult(String bench, String title, String workload, String lo
      * run), why the group stopped and its pilot rounds.
      */
     public PointResult withRounds(List<Double> roundMeans, String stop, int pilot) {
-        return new PointResult(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs, topology, forks,
-                rounds, opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow, timeMsCiHigh, jain,
-                minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction,
-                slowPathsPerOp, queuedPerOp, parksPerOp, unparksPerOp, reservations, yields, bytesPerOp, retainedBytes,
-                status, error, placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction,
-                migrationsPerOp, pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, session,
-                ownerChangesPerOp, gapNs, handoffGapNs, reacquireGapNs,
-                java.util.Collections.unmodifiableList(new ArrayList<>(roundMeans)), stop, pilot, roundLatencyMaxNs,
-                roundLatencyP999Ns);
+        return withLater(session, java.util.Collections.unmodifiableList(new ArrayList<>(roundMeans)), stop, pilot,
+                roundLatencyMaxNs, roundLatencyP999Ns);
     }
 
     /**
@@ -278,6 +239,14 @@ public record PointResult(String bench, String title, String workload, String lo
      * failed or did not run), in the order of {@link #roundOpsPerMs}.
      */
     public PointResult withRoundLatencies(List<Long> maxNs, List<Long> p999Ns) {
+        return withLater(session, roundOpsPerMs, roundsStop, pilotRounds,
+                java.util.Collections.unmodifiableList(new ArrayList<>(maxNs)),
+                java.util.Collections.unmodifiableList(new ArrayList<>(p999Ns)));
+    }
+
+    /** This row with the fields that are set after it was measured (the session, the rounds and their waits) replaced. */
+    private PointResult withLater(Integer session, List<Double> roundOpsPerMs, String roundsStop, Integer pilotRounds,
+                                  List<Long> roundLatencyMaxNs, List<Long> roundLatencyP999Ns) {
         return new PointResult(bench, title, workload, lock, threads, threadType, carriers, remotePenaltyNs, topology, forks,
                 rounds, opsPerRound, opsPerMs, opsPerMsCiLow, opsPerMsCiHigh, timeMs, timeMsCiLow, timeMsCiHigh, jain,
                 minMaxRatio, latencyP50Ns, latencyP99Ns, latencyP999Ns, latencyMaxNs, handoffs, localHandoffFraction,
@@ -285,8 +254,7 @@ public record PointResult(String bench, String title, String workload, String lo
                 status, error, placement, cpuSource, fingerprint, startedAt, seconds, foreignAcquisitionFraction,
                 migrationsPerOp, pairedP99Ns, futileWakeupsPerOp, signalToLockP50Ns, signalToLockP99Ns, session,
                 ownerChangesPerOp, gapNs, handoffGapNs, reacquireGapNs, roundOpsPerMs, roundsStop, pilotRounds,
-                java.util.Collections.unmodifiableList(new ArrayList<>(maxNs)),
-                java.util.Collections.unmodifiableList(new ArrayList<>(p999Ns)));
+                roundLatencyMaxNs, roundLatencyP999Ns);
     }
 
     /** Each round's longest and 99.9th-percentile acquire wait, ns, null for a round without a fork. */
@@ -426,7 +394,7 @@ public record PointResult(String bench, String title, String workload, String lo
                 signalToLock != null && signalToLock.getTotalCount() > 0 ? signalToLock.getValueAtPercentile(50) : null,
                 signalToLock != null && signalToLock.getTotalCount() > 0 ? signalToLock.getValueAtPercentile(99) : null,
                 null, finiteOrNull(gaps.ownerChangesPerOp()), finiteOrNull(gaps.meanGapNs()),
-                finiteOrNull(gaps.meanHandoffGapNs()), finiteOrNull(gaps.meanReacquireGapNs()), null, null, null);
+                finiteOrNull(gaps.meanHandoffGapNs()), finiteOrNull(gaps.meanReacquireGapNs()), null, null, null, null, null);
     }
 
     private static Double finiteOrNull(Double d) {
