@@ -1,6 +1,7 @@
 package io.numaloom;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.Charset;
 import java.nio.file.Files;
@@ -19,10 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class JavadocLintTest {
 
     @Test
-    void doclintAllPrintsNoWarning() throws Exception {
+    void doclintAllPrintsNoWarning(@TempDir Path docs) throws Exception {
         Path javadoc = Path.of(System.getProperty("java.home"), "bin", "javadoc");
         assertTrue(Files.isExecutable(javadoc), "no javadoc at " + javadoc);
-        Path docs = Files.createTempDirectory("numaloom-javadoc");
         Process p = new ProcessBuilder(javadoc.toString(),
                 "-Xdoclint:all", "-Xmaxwarns", "10000", "-quiet",
                 "-d", docs.toString(), "-sourcepath", "src/main/java", "-subpackages", "io.numaloom")

@@ -62,8 +62,8 @@ import java.util.stream.Stream;
  * <p>A run is stopped (Ctrl-C) from another thread: {@link #stop()} ends it between points, and
  * {@link #abandon()} waits for that, then writes the report and cleans up. The point in progress is not
  * recorded: Ctrl-C reaches the measured JVM too, and its failure is the stop, not a result. Since the
- * measured JVM can die a moment before this JVM hears of the stop, a failed point waits
- * {@code stopGrace} for a stop before it is recorded.
+ * measured JVM can die a moment before this JVM hears of the stop, a failed point waits the executor's
+ * {@link PointExecutor#stopGrace()} for a stop before it is recorded.
  */
 public final class BenchRunner {
     /** Held (an OS file lock) while a run writes the directory, so that two runs never mix their rows. */
@@ -170,7 +170,7 @@ public final class BenchRunner {
     static final Duration STOP_WAIT = Duration.ofSeconds(10);
 
     public BenchRunner(BenchConfig config, Path out, boolean resume, PointExecutor executor, Listener listener) {
-        this(config, out, resume, executor, listener, Duration.ofSeconds(1));
+        this(config, out, resume, executor, listener, executor.stopGrace());
     }
 
     BenchRunner(BenchConfig config, Path out, boolean resume, PointExecutor executor, Listener listener, Duration stopGrace) {

@@ -19,6 +19,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -49,6 +50,8 @@ public final class JmhPointExecutor implements PointExecutor {
     private final ChildProcesses children;
     private final AotCache aotCache;
     /** Whether the points run in this JVM (JMH's forks 0) rather than in forked ones. */
+    /** How long a failed point measured in a child JVM waits for a stop before it is recorded. */
+    static final Duration FORKED_STOP_GRACE = Duration.ofSeconds(1);
     private final boolean inThisJvm;
 
     /**
@@ -98,6 +101,12 @@ public final class JmhPointExecutor implements PointExecutor {
     }
 
     /** Every CPU busy, as during a contended point, for {@link MachineStalls#PROBE}. */
+    /** One second for a point measured in a child JVM (see {@link PointExecutor#stopGrace()}); none in this JVM. */
+    @Override
+    public Duration stopGrace() {
+        return inThisJvm ? Duration.ZERO : FORKED_STOP_GRACE;
+    }
+
     @Override
     public MachineStalls probeStalls() throws InterruptedException {
         return MachineStalls.measure(Runtime.getRuntime().availableProcessors(), MachineStalls.PROBE);

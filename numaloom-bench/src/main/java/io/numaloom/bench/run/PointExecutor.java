@@ -5,6 +5,7 @@ import io.numaloom.bench.result.ForkReport;
 import io.numaloom.bench.result.MachineStalls;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 /** Measures one point. The real one is {@link JmhPointExecutor}; tests substitute their own. */
@@ -26,6 +27,16 @@ public interface PointExecutor {
      */
     default MachineStalls probeStalls() throws InterruptedException {
         return null;
+    }
+
+    /**
+     * How long the runner waits, after a point failed, for a stop (Ctrl-C) before it records the failure. A point
+     * measured in a child JVM needs a moment: Ctrl-C reaches that JVM too, which can die before this one hears of
+     * the stop, and its failure is then the stop, not a result. An executor that measures in this JVM (or fakes its
+     * measurements) fails only by itself: zero.
+     */
+    default Duration stopGrace() {
+        return Duration.ZERO;
     }
 
     /**

@@ -500,6 +500,8 @@ class ReadmeSnippetsTest {
         Path output = dir.resolve("output.txt");
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        // A snippet's temporary files (a report in Files.createTempDirectory) stay in the test's directory.
+        command.add("-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("tmp")));
         for (String arg : s.jvmArgs()) {
             command.add(agentArgument(arg));
         }
