@@ -99,8 +99,13 @@ class PlantedBugsJcstressTest {
         Started handoff = Started.jcstress(jar, work, "^" + quoted + "PlantedHandoff\\.", FIRST_TIME_MS, "-handoff");
         Started others = Started.jcstress(jar, work, "^" + quoted
                 + "(PlantedMutex\\.(CorrectTryVsTry|SkipsCasTryVsTry)|PlantedKeyedMutex\\.)", FIRST_TIME_MS, "");
-        RUNS.add(others.await());
-        RUNS.add(handoff.await());
+        try {
+            RUNS.add(others.await());
+            RUNS.add(handoff.await());
+        } finally { // neither run outlives the class, even when the other one failed it
+            others.process().destroyForcibly();
+            handoff.process().destroyForcibly();
+        }
         firstRuns = RUNS.size();
         for (int rerun = 1, time = 2 * FIRST_TIME_MS; rerun <= RERUNS; rerun++, time *= 2) {
             List<String> missed = BUG_ROWS.keySet().stream().filter(bug -> !caught(bug)).sorted().toList();
