@@ -14,7 +14,8 @@ import java.util.List;
  * from the condition queue to the lock's queue, and HotSpot's {@code notify()} moves the thread
  * from the wait set to the monitor's entry list: from then on the thread counts as waiting for the
  * lock. {@code VnaLock} wakes a signalled waiter instead ({@link VnaConditionWakes}), and the woken
- * thread then takes the lock as any other thread does, by its fast path or through a queue. Between the signal and that acquisition it is in no queue of the lock, so the signal
+ * thread then takes the lock as any other thread does, by its fast path or through a queue.
+ * Between the signal and that acquisition it is in no queue of the lock, so the signal
  * counts it among the lock's waiting threads ({@code queued}, which {@code getQueueLength()}
  * reports and which makes releases take the contended path) and links it here, for
  * {@code hasQueuedThread} and {@code getQueuedThreads}; its re-acquisition unlinks it, holding the

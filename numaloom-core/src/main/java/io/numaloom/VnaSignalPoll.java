@@ -11,8 +11,8 @@ package io.numaloom;
  * yield gives the CPU to a runnable thread when there is one (the signaller among them) and returns at once when
  * there is none. It waits for the wake-up ({@code VnaConditionWaiter.woken()}), not for the signal: a condition's
  * signalled waiters are woken one at a time ({@link VnaConditionWakes}), so a poller does not overtake a signalled
- * waiter woken before it. Not on virtual threads (their park and
- * wake-up do not involve the kernel while a carrier runs) nor on one CPU (as no spin of the lock).
+ * waiter woken before it. Not on virtual threads (their park and wake-up do not involve the kernel
+ * while a carrier runs) nor on one CPU (as no spin of the lock).
  *
  * <p><b>Paper.</b> Spin-then-block: A. R. Karlin, K. Li, M. S. Manasse and S. Owicki, "Empirical Studies of
  * Competitive Spinning for a Shared-Memory Multiprocessor" (SOSP '91): to spin for about the cost of blocking and
