@@ -15,10 +15,12 @@ abstract class GuardedRegionFields extends GuardedRegionPadBefore {
     long acquisitions;
     /** Handoffs (consecutive acquisitions) that stayed on one node. Guarded by the region's mutex. */
     long localHandoffs;
-    /** With {@link GuardedRegion#TIMED}: the last holder, and when its section's work ended (nanoTime, 0 before). */
+    /** With {@link GuardedRegion#COUNTED}: the last holder. With {@link GuardedRegion#TIMED}: when its section's work
+     * ended too (nanoTime, 0 before). */
     Object lastHolder;
     long sectionEnd;
-    /** With {@link GuardedRegion#TIMED}: the gaps between sections (see {@link SectionGaps}). Guarded by the mutex. */
+    /** With {@link GuardedRegion#COUNTED}: the gaps between sections (see {@link SectionGaps}), timed with
+     * {@link GuardedRegion#TIMED}. Guarded by the mutex. */
     long gaps;
     long gapNs;
     long ownerChanges;
@@ -58,6 +60,15 @@ public final class GuardedRegion extends GuardedRegionPadAfter {
      */
     public static final String TIMING_PROPERTY = "numaloom.bench.handoffTiming";
     static final boolean TIMED = Boolean.getBoolean(TIMING_PROPERTY);
+    /**
+     * The system property that makes holders count the owner changes without reading the clock
+     * ({@link SectionGaps#counted}): set on the measured JVMs by the bench's {@code ownerChanges} setting. It costs a
+     * section a comparison of two references, and a store where the holder changed, on a line the section writes
+     * anyway; off, it is compiled away.
+     */
+    public static final String COUNT_PROPERTY = "numaloom.bench.ownerChanges";
+    /** Whether holders count the gaps and owner changes, with or without timing them. */
+    static final boolean COUNTED = TIMED || Boolean.getBoolean(COUNT_PROPERTY);
 
     final Mutex mutex;
     private final long remotePenaltyNs;
@@ -94,6 +105,19 @@ public final class GuardedRegion extends GuardedRegionPadAfter {
         lastHolder = holder;
     }
 
+    /** Without {@link #TIMED} but {@link #COUNTED}: {@code holder} has just acquired; counts the gap, not its time. */
+    void counted(Object holder) {
+        if (lastHolder != null) {
+            gaps++;
+            if (holder != lastHolder) {
+                ownerChanges++;
+                lastHolder = holder;
+            }
+        } else {
+            lastHolder = holder;
+        }
+    }
+
     /** With {@link #TIMED}: the holder's section is done; called before it releases. */
     void left() {
         sectionEnd = System.nanoTime();
@@ -104,9 +128,14 @@ public final class GuardedRegion extends GuardedRegionPadAfter {
         return TIMED;
     }
 
-    /** The gaps between this region's sections, {@link SectionGaps#NONE} unless {@link #TIMED}. */
+    /** Whether holders count the owner changes in this JVM, timed or not ({@link #COUNT_PROPERTY}). */
+    public static boolean counted() {
+        return COUNTED;
+    }
+
+    /** The gaps between this region's sections, {@link SectionGaps#NONE} unless {@link #COUNTED}. */
     public SectionGaps sectionGaps() {
-        return new SectionGaps(gaps, gapNs, ownerChanges, handoffGapNs);
+        return TIMED ? new SectionGaps(gaps, gapNs, ownerChanges, handoffGapNs) : SectionGaps.counted(gaps, ownerChanges);
     }
 
     public Mutex mutex() {

@@ -156,6 +156,8 @@ public final class Worker extends WorkerPadAfter implements Runnable {
         if (r != null) {
             if (GuardedRegion.TIMED) {
                 r.entered(this);
+            } else if (GuardedRegion.COUNTED) {
+                r.counted(this);
             }
             int node = CurrentCpu.node();
             r.acquired(node);

@@ -45,6 +45,28 @@ class SectionGapsTest {
     }
 
     @Test
+    void countedGapsHaveOwnerChangesButNoTimes() {
+        GuardedRegion region = new GuardedRegion(new LockMutex("UNFAIR_REENTRANT", new ReentrantLock()), 0);
+        Object a = new Object();
+        Object b = new Object();
+        for (Object holder : new Object[] {a, a, b, b, b, a}) {
+            region.counted(holder);
+        }
+        assertEquals(5, region.gaps, "a gap per acquisition but the first");
+        assertEquals(2, region.ownerChanges, "a -> a -> b -> b -> b -> a: two changes");
+        SectionGaps counted = SectionGaps.counted(5, 2);
+        assertFalse(counted.timed());
+        assertEquals(0.4, counted.ownerChangesPerOp(), 1e-12);
+        assertNull(counted.meanGapNs(), "no clock was read");
+        assertNull(counted.meanHandoffGapNs());
+        assertNull(counted.meanReacquireGapNs());
+        assertEquals(SectionGaps.counted(8, 3), counted.plus(SectionGaps.counted(3, 1)));
+        assertEquals(counted, SectionGaps.NONE.plus(counted), "no gaps add nothing");
+        assertFalse(counted.plus(new SectionGaps(3, 300, 1, 100)).timed(), "a sum with counted parts is not timed");
+        assertTrue(new SectionGaps(3, 300, 1, 100).plus(SectionGaps.NONE).timed());
+    }
+
+    @Test
     void meansAreOverTheGapsAndBlankWhereNothingWasMeasured() {
         SectionGaps gaps = new SectionGaps(10, 2_000, 4, 1_200);
         assertEquals(0.4, gaps.ownerChangesPerOp(), 1e-12);
@@ -77,6 +99,17 @@ class SectionGapsTest {
         assertTrue(PointResult.CSV_HEADER.containsAll(List.of("ownerChangesPerOp", "gapNs", "handoffGapNs", "reacquireGapNs")));
         assertEquals(PointResult.CSV_HEADER.size(), timed.csvCells().size());
         assertEquals(timed.gapNs(), timed.withSession(2).gapNs(), "a resumed run keeps the columns");
+    }
+
+    @Test
+    void theCountingSettingSetsItsOwnPropertyAndChangesTheFingerprint() throws Exception {
+        BenchConfig counted = ConfigReader.parse("""
+                { "defaults": { "ownerChanges": true }, "benches": [ { "name": "randBash",
+                  "payload": { "locks": [ { "name": "VNA" } ] } } ] }""", "t.json", 2, Mutex.names());
+        List<String> args = counted.benches().getFirst().measuredJvmArgs();
+        assertTrue(args.contains("-D" + GuardedRegion.COUNT_PROPERTY + "=true"), args.toString());
+        assertFalse(args.stream().anyMatch(a -> a.contains(GuardedRegion.TIMING_PROPERTY)), args.toString());
+        assertNotEquals(config(false).benches().getFirst().fingerprint(), counted.benches().getFirst().fingerprint());
     }
 
     @Test

@@ -65,10 +65,14 @@ final class ConsoleProgress implements BenchRunner.Listener, AutoCloseable {
         }
     }
 
-    /** The handoff timing's columns (the bench's {@code handoffTiming}), or "" without them. */
+    /** The handoff timing's columns (the bench's {@code handoffTiming}, or only the owner changes with its
+     * {@code ownerChanges}), or "" without them. */
     private static String betweenSections(PointResult r) {
-        if (r.gapNs() == null) {
+        if (r.ownerChangesPerOp() == null) {
             return "";
+        }
+        if (r.gapNs() == null) {
+            return String.format(Locale.ROOT, "; between sections: owner changes/op %.4f", r.ownerChangesPerOp());
         }
         return String.format(Locale.ROOT, "; between sections: owner changes/op %.4f, gap %.0f ns%s", r.ownerChangesPerOp(),
                 r.gapNs(), r.handoffGapNs() == null ? "" : String.format(Locale.ROOT,

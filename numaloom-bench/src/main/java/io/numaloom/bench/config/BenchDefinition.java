@@ -157,6 +157,9 @@ public record BenchDefinition(int index, String id, WorkloadKind kind, String ti
         if (payload.path("handoffTiming").asBoolean(false)) {
             args.add("-D" + io.numaloom.bench.GuardedRegion.TIMING_PROPERTY + "=true");
         }
+        if (payload.path("ownerChanges").asBoolean(false)) {
+            args.add("-D" + io.numaloom.bench.GuardedRegion.COUNT_PROPERTY + "=true");
+        }
         args.addAll(jvmArgs);
         return List.copyOf(args);
     }

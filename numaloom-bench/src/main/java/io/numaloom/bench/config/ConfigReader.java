@@ -92,6 +92,9 @@ public final class ConfigReader {
                     + "acquisition, inside the section): per point, how often the lock went to another thread, the mean time from "
                     + "one section's end to the next one's start, and that mean where the lock changed thread and where it did not; for finding where "
                     + "a lock's time goes, not for the comparison of throughputs"),
+            Field.boolField("ownerChanges", false, "count how often the lock went to another thread, without reading the clock "
+                    + "(a comparison inside the section, and a store where the holder changed): the owner changes per operation of "
+                    + "handoffTiming, for sections too short to time"),
             Field.boolField("startupCache", true, "start the measured JVMs from an ahead-of-time class cache (JEP 483) made by one "
                     + "training JVM per distinct argument list: a shorter start per point; it holds loaded and linked classes, no profiles "
                     + "or compiled code, so the measured rounds are unchanged"),

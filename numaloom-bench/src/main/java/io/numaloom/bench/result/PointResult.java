@@ -82,10 +82,10 @@ import java.util.List;
  * @param session              the session of the run that measured the point (1 for the run's first, 2 for its first
  *                             {@code --resume}, and so on; see {@link Session}); null in rows written before sessions
  *                             were recorded, which are the first session's
- * @param ownerChangesPerOp    with the bench's {@code handoffTiming} setting, the fraction of acquisitions that took
- *                             the lock from another thread (see {@link SectionGaps}); null without it, or for a workload
- *                             whose sections are not timed
- * @param gapNs                with {@code handoffTiming}, the mean time from the end of one critical section to the
+ * @param ownerChangesPerOp    with the bench's {@code handoffTiming} or {@code ownerChanges} setting, the fraction of
+ *                             acquisitions that took the lock from another thread (see {@link SectionGaps}); null without
+ *                             them, or for a workload whose sections are not counted
+ * @param gapNs                with {@code handoffTiming} (null with {@code ownerChanges} alone), the mean time from the end of one critical section to the
  *                             start of the next, ns: the release, the next acquisition and the harness's few calls
  * @param handoffGapNs         with {@code handoffTiming}, the mean of those gaps that ended in another thread, ns; null
  *                             if the lock never changed thread
@@ -327,7 +327,7 @@ public record PointResult(String bench, String title, String workload, String lo
         Histogram paired = null;
         Histogram signalToLock = null;
         Long futile = null;
-        SectionGaps gaps = SectionGaps.NONE; // its means are null: the columns stay blank unless a fork timed gaps
+        SectionGaps gaps = SectionGaps.NONE; // its means are null: the columns stay blank unless a fork counted gaps
         long handoffs = 0;
         long local = 0;
         long nodeAcquisitions = 0;

@@ -213,7 +213,7 @@ public class PointBenchmark {
                 nodeAcquisitions > 0 ? nodeAcquisitions : null, nodeAcquisitions > 0 ? foreignAcquisitions : null,
                 nodeAcquisitions > 0 ? migrations : null, ForkReport.encode(pairedLatency),
                 futileWakeups < 0 ? null : futileWakeups, ForkReport.encode(signalToLock),
-                GuardedRegion.timed() ? sectionGaps : null);
+                GuardedRegion.counted() ? sectionGaps : null);
         try {
             report.writeTo(Path.of(spec.sidecarDir()));
         } catch (IOException e) {
