@@ -15,12 +15,16 @@ abstract class GuardedRegionFields extends GuardedRegionPadBefore {
     long acquisitions;
     /** Handoffs (consecutive acquisitions) that stayed on one node. Guarded by the region's mutex. */
     long localHandoffs;
-    /** With {@link GuardedRegion#COUNTED}: the last holder. With {@link GuardedRegion#TIMED}: when its section's work
-     * ended too (nanoTime, 0 before). */
+    /**
+     * With {@link GuardedRegion#COUNTED}: the last holder; with {@link GuardedRegion#TIMED}, also when its section's
+     * work ended (nanoTime, 0 before).
+     */
     Object lastHolder;
     long sectionEnd;
-    /** With {@link GuardedRegion#COUNTED}: the gaps between sections (see {@link SectionGaps}), timed with
-     * {@link GuardedRegion#TIMED}. Guarded by the mutex. */
+    /**
+     * With {@link GuardedRegion#COUNTED}: the gaps between sections (see {@link SectionGaps}), timed with
+     * {@link GuardedRegion#TIMED}. Guarded by the mutex.
+     */
     long gaps;
     long gapNs;
     long ownerChanges;

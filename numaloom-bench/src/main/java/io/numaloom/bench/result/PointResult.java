@@ -85,8 +85,9 @@ import java.util.List;
  * @param ownerChangesPerOp    with the bench's {@code handoffTiming} or {@code ownerChanges} setting, the fraction of
  *                             acquisitions that took the lock from another thread (see {@link SectionGaps}); null without
  *                             them, or for a workload whose sections are not counted
- * @param gapNs                with {@code handoffTiming} (null with {@code ownerChanges} alone), the mean time from the end of one critical section to the
- *                             start of the next, ns: the release, the next acquisition and the harness's few calls
+ * @param gapNs                with {@code handoffTiming} (null with {@code ownerChanges} alone), the mean time from the
+ *                             end of one critical section to the start of the next, ns: the release, the next
+ *                             acquisition and the harness's few calls
  * @param handoffGapNs         with {@code handoffTiming}, the mean of those gaps that ended in another thread, ns; null
  *                             if the lock never changed thread
  * @param reacquireGapNs       with {@code handoffTiming}, the mean of those that ended in the same thread, ns; null if
